@@ -1,5 +1,5 @@
 import type { Browser, Page } from 'playwright-core';
-import { request, type TestGateway } from '../helpers/gateway';
+import { request, untilIdle, type TestGateway } from '../helpers/gateway';
 import { uniquePhone } from '../gateway/api-support';
 import {
   newContext,
@@ -139,8 +139,13 @@ test('going Live warns when the balance cannot pay for the openings, with the nu
 
   await grant(sub, 5);
   await failed.getByRole('button', { name: 'Retry failed openings' }).click();
-  await failed.getByRole('status').filter({ hasText: '2 opening messages sent again.' }).waitFor();
+  await failed
+    .getByRole('status')
+    .filter({ hasText: '2 opening messages queued again: they go at the campaign’s pace, within its sending window.' })
+    .waitFor();
   await page.locator('[data-count="opening-failed"]').waitFor({ state: 'detached' });
+  // Each is paid for as it goes, in its turn of the campaign's queue.
+  await untilIdle(gw);
   expect((await v1(sub, 'GET', `campaigns/${campaign.id}/openings`)).body).toMatchObject({
     balance: 3,
     failed: { count: 0 },

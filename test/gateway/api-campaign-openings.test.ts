@@ -384,6 +384,180 @@ test('a contact taken off the list after its opening failed for credits is not s
   expect((await api(ctx.gw, account, 'GET', `credits`)).body.balance).toBe(9);
 });
 
+/** Moves the gateway's clock to `iso` once what is due before it ran. */
+async function clockTo(iso: string) {
+  await untilIdle(ctx.gw, { horizonMs: 0 });
+  await ctx.gw.advance(Date.parse(iso) - ctx.gw.now());
+  await untilIdle(ctx.gw, { horizonMs: 0 });
+}
+
+/** A sub-account without credits, its agency, and `n` contacts whose openings failed for want of them. */
+async function openingsFailedForCredits(n: number, campaignFields: Record<string, unknown>) {
+  const agency = await createAccount(ctx.gw, { type: 'agency', email: `${unique('agency')}@example.com` });
+  const account = await createAccount(ctx.gw, { parentEmail: agency.email, email: `${unique('sub')}@example.com` });
+  const { list, campaign } = await listAndCampaign(account, campaignFields);
+  const leads: any[] = [];
+  for (let i = 0; i < n; i += 1) {
+    const lead = await contact(account);
+    expect((await add(account, list.id, lead.id)).status).toBe(201);
+    leads.push(lead);
+  }
+  await untilIdle(ctx.gw, { horizonMs: 3_600_000 });
+  const failed: any[] = [];
+  for (const lead of leads) {
+    const [opening] = await outgoing(account, lead.id);
+    expect(opening).toMatchObject({ status: 'failed', errorCode: 'INSUFFICIENT_CREDITS' });
+    failed.push(opening);
+  }
+  const topUp = (amount: number) =>
+    api(ctx.gw, agency, 'POST', 'subaccounts/credits', { body: { email: account.email, amount } });
+  // Openings that failed at one instant (a burst) are retried in no particular order among themselves.
+  const leadOf = (messageId: string) => leads[failed.findIndex((m) => m.id === messageId)]!;
+  return { account, list, campaign, leads, failed, topUp, leadOf };
+}
+
+test("failed openings retried after a top-up at night go back to the campaign's queue: none before its window opens, then one a minute", async () => {
+  await clockTo('2027-05-04T15:00:00Z');
+  const { account, campaign, leads, failed, topUp, leadOf } = await openingsFailedForCredits(6, {
+    sendRate: '1/m',
+    sendingWindow: { start: '08:00', end: '20:00', timezone: 'UTC' },
+  });
+
+  // The agency tops up at midnight; the marketer retries at once.
+  await clockTo('2027-05-05T00:00:00Z');
+  expect((await topUp(10)).status).toBe(200);
+  const report = (await api(ctx.gw, account, 'POST', `campaigns/${campaign.id}/openings/retry-failed`)).body;
+  expect(report).toEqual({ retried: expect.any(Array), refused: [], more: false });
+  expect([...report.retried].sort()).toEqual(failed.map((m) => m.id).sort());
+  const inTurn = (report.retried as string[]).map(leadOf);
+  const statuses = async () =>
+    Promise.all(inTurn.map(async (lead) => (await outgoing(account, lead.id)).map((m) => m.status)));
+  // Queued again: no longer failed, each conversation says when its opening goes.
+  expect(await statuses()).toEqual(leads.map(() => ['pending']));
+  const openings = (await api(ctx.gw, account, 'GET', `campaigns/${campaign.id}/openings`)).body;
+  expect(openings.failed).toEqual({ count: 0, more: false, byCode: {} });
+  const expected = [0, 1, 2, 3, 4, 5].map((i) => new Date(Date.parse('2027-05-05T08:00:00Z') + i * 60_000));
+  for (const [i, lead] of inTurn.entries())
+    expect(await conversationOf(account, lead.id)).toMatchObject({
+      failed: 0,
+      opening: { campaignId: campaign.id, status: 'queued' },
+      next: { kind: 'opening', at: expected[i]!.toISOString() },
+    });
+  let funnel = (await api(ctx.gw, account, 'GET', `campaigns/${campaign.id}/funnel`)).body;
+  expect(funnel.totals).toMatchObject({ added: 6, openingSent: 0, failed: 6 });
+
+  await clockTo('2027-05-05T07:59:59Z');
+  expect(await statuses()).toEqual(leads.map(() => ['pending']));
+  for (let sent = 1; sent <= 6; sent += 1) {
+    await clockTo(expected[sent - 1]!.toISOString());
+    expect(await statuses()).toEqual(inTurn.map((_, i) => [i < sent ? 'sent' : 'pending']));
+  }
+  for (const lead of leads) expect((await conversationOf(account, lead.id)).opening).toMatchObject({ status: 'sent' });
+  funnel = (await api(ctx.gw, account, 'GET', `campaigns/${campaign.id}/funnel`)).body;
+  expect(funnel.totals).toMatchObject({ added: 6, openingSent: 6, failed: 6 });
+  expect((await api(ctx.gw, account, 'GET', 'credits')).body.balance).toBe(4);
+});
+
+test('a retried opening waiting in the queue is not sent to a contact taken off the list meanwhile, nor once credits are spent: it fails again, saying why', async () => {
+  const { account, list, campaign, topUp, leadOf } = await openingsFailedForCredits(4, { sendRate: '1/m' });
+  expect((await topUp(2)).status).toBe(200);
+  const report = (await api(ctx.gw, account, 'POST', `campaigns/${campaign.id}/openings/retry-failed`)).body;
+  // Two are paid for: those are queued (one a minute), the others stay failed.
+  expect(report.retried).toHaveLength(2);
+  expect(report.refused.map((r: any) => r.code)).toEqual(['INSUFFICIENT_CREDITS', 'INSUFFICIENT_CREDITS']);
+  const [first, second] = (report.retried as string[]).map(leadOf);
+  expect((await outgoing(account, second!.id)).map((m) => m.status)).toEqual(['pending']);
+  expect((await api(ctx.gw, account, 'DELETE', `lists/${list.id}/contacts/${second!.id}`)).status).toBe(204);
+  await untilIdle(ctx.gw, { horizonMs: 600_000 });
+  expect((await outgoing(account, first!.id)).map((m) => m.status)).toEqual(['sent']);
+  expect(await outgoing(account, second!.id)).toEqual([
+    expect.objectContaining({ status: 'failed', errorCode: 'CONTACT_LEFT_LIST' }),
+  ]);
+  expect(await conversationOf(account, second!.id)).toMatchObject({
+    failed: 1,
+    next: null,
+    opening: { status: 'cancelled', reason: 'left_list' },
+  });
+  expect((await api(ctx.gw, account, 'GET', 'credits')).body.balance).toBe(1);
+
+  // Queued while the balance pays, then spent by a send of another: the opening fails again in its turn.
+  const queued = (await api(ctx.gw, account, 'POST', `campaigns/${campaign.id}/openings/retry-failed`)).body;
+  expect(queued.retried).toHaveLength(1);
+  expect(queued.refused.map((r: any) => r.code).sort()).toEqual(['CONTACT_LEFT_LIST', 'INSUFFICIENT_CREDITS']);
+  const third = leadOf(queued.retried[0]);
+  const fourth = leadOf(queued.refused.find((r: any) => r.code === 'INSUFFICIENT_CREDITS').messageId);
+  expect(
+    (await api(ctx.gw, account, 'POST', `contacts/${fourth.id}/messages`, { body: { body: 'A person here.' } })).status,
+  ).toBe(201);
+  await untilIdle(ctx.gw, { horizonMs: 600_000 });
+  expect(await outgoing(account, third.id)).toEqual([
+    expect.objectContaining({ status: 'failed', errorCode: 'INSUFFICIENT_CREDITS' }),
+  ]);
+  const openings = (await api(ctx.gw, account, 'GET', `campaigns/${campaign.id}/openings`)).body;
+  expect(openings.failed.byCode).toEqual({ CONTACT_LEFT_LIST: 1, INSUFFICIENT_CREDITS: 2 });
+});
+
+test("retried across the account, failed openings go back to their campaign's queue too; one conversation's retry sends its own at once", async () => {
+  await clockTo('2027-05-06T15:00:00Z');
+  const { account, leads, failed, topUp } = await openingsFailedForCredits(3, {
+    sendRate: '1/m',
+    sendingWindow: { start: '08:00', end: '20:00', timezone: 'UTC' },
+  });
+  await clockTo('2027-05-07T00:00:00Z');
+  expect((await topUp(10)).status).toBe(200);
+  // A person looking at one lead retries it: it goes now.
+  const one = await api(ctx.gw, account, 'POST', `conversations/${failed[0]!.conversationId}/retry-failed`);
+  expect(one.body).toEqual({ retried: [failed[0]!.id], refused: [], more: false });
+  const all = (await api(ctx.gw, account, 'POST', 'conversations/retry-failed')).body;
+  expect([...all.retried].sort()).toEqual([failed[1]!.id, failed[2]!.id].sort());
+  await untilIdle(ctx.gw, { horizonMs: 0 });
+  const statuses = async () =>
+    Promise.all(leads.map(async (lead) => (await outgoing(account, lead.id)).map((m) => m.status)));
+  expect(await statuses()).toEqual([['sent'], ['pending'], ['pending']]);
+  for (const lead of leads.slice(1))
+    expect((await conversationOf(account, lead.id)).next).toMatchObject({ kind: 'opening' });
+  await clockTo('2027-05-07T07:59:59Z');
+  expect(await statuses()).toEqual([['sent'], ['pending'], ['pending']]);
+  await clockTo('2027-05-07T08:01:00Z');
+  expect(await statuses()).toEqual([['sent'], ['sent'], ['sent']]);
+});
+
+test('a retried opening waits while its campaign is paused and goes once it is Live again; one whose contact wrote meanwhile fails, saying why', async () => {
+  await clockTo('2027-05-08T15:00:00Z');
+  const { account, campaign, leads, failed, topUp } = await openingsFailedForCredits(2, {
+    sendRate: '1/m',
+    sendingWindow: { start: '08:00', end: '20:00', timezone: 'UTC' },
+  });
+  await clockTo('2027-05-09T00:00:00Z');
+  expect((await topUp(10)).status).toBe(200);
+  const report = (await api(ctx.gw, account, 'POST', `campaigns/${campaign.id}/openings/retry-failed`)).body;
+  expect([...report.retried].sort()).toEqual(failed.map((m) => m.id).sort());
+  const [waits, writes] = leads;
+  const reply = await api(ctx.gw, account, 'POST', 'channels/sms/incoming', {
+    body: { phone: writes!.phone, body: 'Hi, I have a question' },
+  });
+  expect(reply.status).toBe(200);
+  await untilIdle(ctx.gw, { horizonMs: 0 });
+  expect((await outgoing(account, writes!.id)).filter((m) => m.author === 'campaign')).toEqual([
+    expect.objectContaining({ id: failed[1]!.id, status: 'failed', errorCode: 'CONTACT_WROTE_SINCE' }),
+  ]);
+  expect((await conversationOf(account, writes!.id)).opening).toMatchObject({
+    status: 'cancelled',
+    reason: 'wrote_first',
+  });
+
+  await api(ctx.gw, account, 'PATCH', `campaigns/${campaign.id}`, { body: { status: 'paused' } });
+  await clockTo('2027-05-09T09:00:00Z');
+  expect((await outgoing(account, waits!.id)).map((m) => m.status)).toEqual(['pending']);
+  expect((await conversationOf(account, waits!.id)).opening.status).toBe('held');
+  await api(ctx.gw, account, 'PATCH', `campaigns/${campaign.id}`, { body: { status: 'live' } });
+  await untilIdle(ctx.gw, { horizonMs: 0 });
+  expect((await outgoing(account, waits!.id)).map((m) => m.status)).toEqual(['sent']);
+  expect((await conversationOf(account, waits!.id)).opening.status).toBe('sent');
+  const funnel = (await api(ctx.gw, account, 'GET', `campaigns/${campaign.id}/funnel`)).body;
+  expect(funnel.totals).toMatchObject({ added: 2, openingSent: 1, failed: 2 });
+});
+
 test('a contact a person wrote to while it was off the list gets no opening when added again', async () => {
   const account = await createAccount(ctx.gw);
   const { list } = await listAndCampaign(account);

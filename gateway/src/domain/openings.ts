@@ -1,3 +1,4 @@
+import { clockNow } from '../clock.js';
 import { iso, now } from '../ids.js';
 import type { Reader, Tx } from '../store/store.js';
 import { updateConversation, type Conversation, type OpeningState } from './conversations.js';
@@ -132,7 +133,14 @@ export async function stopOpenings(
   for (const opening of await openingsOf(tx, contactId)) {
     if ((opening.status !== 'queued' && opening.status !== 'held') || !only(opening)) continue;
     await tx.cancelJobs(openingKey(opening.id));
-    await settleOpening(tx, opening, { status: reason === 'opted_out' ? 'skipped' : 'cancelled', reason, held: null });
+    const settled = await settleOpening(tx, opening, {
+      status: reason === 'opted_out' ? 'skipped' : 'cancelled',
+      reason,
+      held: null,
+    });
+    // A retried opening's message waits pending in the queue (engine/retry.ts): its job, run now, fails it with the
+    // reason it will not go. An erased contact's messages are gone with it.
+    if (settled.messageId !== null && reason !== 'erased') await queueOpening(tx, settled, clockNow());
     stopped += 1;
   }
   return stopped;

@@ -17,12 +17,15 @@ import type { StatusUpdate, Watermark } from './ports/channel-provider.js';
 /**
  * The one way a stored message's status changes, whoever changes it (the send job, a provider's report, its
  * receivers' answers, a retry): the message, its conversation's last message and failed count, a failure told
- * once as `delivery_failed`, and an opening sent again counted in its campaign's funnel.
+ * once as `delivery_failed`, and an opening sent again counted in its campaign's funnel. An opening a campaign's
+ * retry put back in its queue (`queued`) is pending until its turn, and counted as sent when it goes then
+ * (engine/openings.ts).
  */
 export async function changeStatus(
   tx: Tx,
   message: Message,
   patch: Partial<Message> & Pick<Message, 'status'>,
+  { queued = false }: { queued?: boolean } = {},
 ): Promise<Message> {
   const changed = await tx.update<Message>('messages', message.id, { ...patch, updatedAt: now() });
   if (changed.status !== message.status && changed.status !== 'pending') {
@@ -39,7 +42,7 @@ export async function changeStatus(
     await countFailed(tx, changed.conversationId, -1);
     // A retry handed a failed opening to its channel again: it went now, as a first send that did not fail goes
     // (engine/openings.ts), whichever retry sent it. The step counts the contact once, however many retries.
-    if (isOpening(changed)) await recordStep(tx, 'openingSent', changed);
+    if (isOpening(changed) && !queued) await recordStep(tx, 'openingSent', changed);
   }
   return changed;
 }

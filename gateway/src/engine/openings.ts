@@ -29,6 +29,10 @@ import { parseRate } from '../domain/durations.js';
 import { scheduleFollowUp } from './follow-ups.js';
 import { cancelFollowUps } from '../domain/follow-up-timers.js';
 import { sendOnConversation } from './outgoing.js';
+import { changeStatus } from './message-status.js';
+import { handOver, outsideWindow, outsideWindowMessage, readyToGo, receiversFor, type Refusal } from './sending.js';
+import { deliveriesOf, type Message } from '../domain/messages.js';
+import type { Delivery } from '../domain/webhooks.js';
 import { nextSend, stalled, withinWindow, type PaceStep, type PacingState } from './pacing.js';
 import { personalize } from '../domain/personalize.js';
 import { isOpen, nextOpening } from '../domain/sending-window.js';
@@ -253,18 +257,105 @@ async function onCampaignChannel(tx: Tx, campaign: Campaign, contact: Contact, q
   return updateConversation(tx, conversation, { campaignId: campaign.id });
 }
 
-/** Job `opening`: sends a queued opening message, unless what happened since says otherwise. */
+/** Why a retried opening's message is not sent after all, as its error, by the reason the queue did not send it. */
+const NOT_SENT: Record<string, Refusal> = {
+  left_list: {
+    code: 'CONTACT_LEFT_LIST',
+    message: "The contact is no longer on the campaign's list: its messages are not sent to them",
+  },
+  opted_out: {
+    code: 'CONTACT_OPTED_OUT',
+    message: 'The contact opted out (STOP): nothing more is sent until they reply START',
+  },
+  wrote_first: {
+    code: 'CONTACT_WROTE_SINCE',
+    message: 'The contact wrote since this opening failed: the campaign does not write first to them',
+  },
+  not_live: { code: 'CAMPAIGN_NOT_LIVE', message: 'The campaign is not Live: its openings are not sent' },
+};
+
+/** The refusal for an opening the campaign's queue would not send for `reason` (skipReason, a stop). */
+export const notSentFor = (reason: string | null): Refusal =>
+  NOT_SENT[reason ?? ''] ?? {
+    code: 'OPENING_NOT_SENT',
+    message: `The campaign's queue does not send this opening (${reason ?? 'unknown'})`,
+  };
+
+/**
+ * Why the campaign's queue would not send its opening to this contact now (campaign not Live, no address, opted
+ * out, the contact wrote first), or undefined when it would: a retry asks before it queues the opening again.
+ */
+export function openingRefusal(campaign: Campaign, contact: Contact, conversation: Conversation): Refusal | undefined {
+  if (campaign.status === 'draft') return notSentFor('not_live');
+  const reason = skipReason(campaign, contact, conversation);
+  return reason ? notSentFor(reason) : undefined;
+}
+
+/** A retried opening's message, pending while it waits in the queue (engine/retry.ts), read to change. */
+async function retriedMessage(tx: Tx, opening: Opening): Promise<Message | undefined> {
+  if (opening.messageId === null || opening.status === 'sent' || opening.status === 'failed') return undefined;
+  const message = await tx.lock<Message>('messages', opening.messageId);
+  return message?.status === 'pending' ? message : undefined;
+}
+
+/** The queue does not send a retried opening after all: its message fails again, with the reason. */
+async function notSent(tx: Tx, message: Message, reason: string | null): Promise<void> {
+  const refusal = notSentFor(reason);
+  await changeStatus(tx, message, { status: 'failed', error: refusal.message, errorCode: refusal.code });
+}
+
+/**
+ * A retried opening's message handed to its channel in its turn, as POST /v1/messages/{id}/retry hands one at once:
+ * paid for unless it was handed over before, and failed again when it cannot go now (credits spent meanwhile, no
+ * receiver, outside WhatsApp's window).
+ */
+async function sendRetried(
+  tx: Tx,
+  gw: Gateway,
+  account: Account,
+  conversation: Conversation,
+  message: Message,
+): Promise<Message> {
+  const deliveries = await deliveriesOf(tx, message.id);
+  const receivers = await receiversFor(tx, account, conversation);
+  const refused = outsideWindow(conversation, message)
+    ? { code: 'OUTSIDE_24H_WINDOW', message: outsideWindowMessage(conversation.channel) }
+    : await readyToGo(tx, gw, account, conversation, message, receivers, !handedOverBefore(message, deliveries));
+  if (refused) return changeStatus(tx, message, { status: 'failed', error: refused.message, errorCode: refused.code });
+  await handOver(tx, account, conversation, message, receivers, deliveries);
+  return message;
+}
+
+/** Whether the message was handed to its channel before (it was paid for then). */
+export const handedOverBefore = (message: Message, deliveries: Delivery[]) =>
+  message.provider !== null || deliveries.length > 0;
+
+/**
+ * Job `opening`: sends a queued opening message, unless what happened since says otherwise. An opening a retry put
+ * back in the queue sends its failed message again, on the conversation it was written for; one the queue does not
+ * send (stopped meanwhile, or found so now) fails its message again with the reason.
+ */
 export async function runOpening(gw: Gateway, { openingId }: JobKinds['opening']): Promise<JobResult> {
   return gw.store.transact(async (tx) => {
     let opening = await tx.get<Opening>('openings', openingId);
-    if (!opening || opening.status !== 'queued') return;
+    if (!opening) return;
+    const retried = await retriedMessage(tx, opening);
+    if (opening.status !== 'queued') {
+      if (retried && (opening.status === 'cancelled' || opening.status === 'skipped'))
+        await notSent(tx, retried, opening.reason);
+      return;
+    }
+    if (opening.messageId !== null && !retried) return;
+    const settle = async (patch: Partial<Opening>) => {
+      const settled = await settleOpening(tx, opening!, patch);
+      if (retried && settled.status !== 'held') await notSent(tx, retried, settled.reason);
+    };
     const campaign = await campaignById(tx, opening.campaignId);
-    if (!campaign || campaign.status === 'draft')
-      return void (await settleOpening(tx, opening, { status: 'skipped', reason: 'not_live' }));
-    if (campaign.status === 'paused') return void (await settleOpening(tx, opening, { status: 'held', held: 'held' }));
+    if (!campaign || campaign.status === 'draft') return void (await settle({ status: 'skipped', reason: 'not_live' }));
+    if (campaign.status === 'paused') return void (await settle({ status: 'held', held: 'held' }));
     // An opening goes only to the list the campaign has when it goes.
     if (!(await isOnCampaignList(tx, campaign, opening.contactId)))
-      return void (await settleOpening(tx, opening, { status: 'cancelled', reason: 'left_list' }));
+      return void (await settle({ status: 'cancelled', reason: 'left_list' }));
     const [account, contact, queuedOn, pacing] = await Promise.all([
       tx.get<Account>('accounts', opening.accountId),
       tx.get<Contact>('contacts', opening.contactId),
@@ -272,15 +363,11 @@ export async function runOpening(gw: Gateway, { openingId }: JobKinds['opening']
       tx.get<Pacing>('pacing', campaign.id),
     ]);
     if (!account || !contact || !queuedOn) return;
-    const conversation = await onCampaignChannel(tx, campaign, contact, queuedOn);
+    const conversation = retried ? queuedOn : await onCampaignChannel(tx, campaign, contact, queuedOn);
     if (conversation.id !== opening.conversationId)
       opening = await tx.update<Opening>('openings', opening.id, { conversationId: conversation.id });
     const reason = skipReason(campaign, contact, conversation);
-    if (reason)
-      return void (await settleOpening(tx, opening, {
-        status: reason === 'wrote_first' ? 'cancelled' : 'skipped',
-        reason,
-      }));
+    if (reason) return void (await settle({ status: reason === 'wrote_first' ? 'cancelled' : 'skipped', reason }));
     const at = clockNow();
     const due = opening.dueAt ?? at;
     const stall = !opening.awaitsSlot && stalled(due, at, pacing?.lastSentAt, parseRate(campaign.sendRate));
@@ -293,21 +380,23 @@ export async function runOpening(gw: Gateway, { openingId }: JobKinds['opening']
         return { later: slot.dueAt };
       }
     }
-    const body = personalize(campaign.openingMessage ?? '', contact);
-    const template = openingTemplateFor(campaign, contact);
-    const sent = await sendOnConversation(tx, gw, account, contact, conversation, {
-      body,
-      author: 'campaign',
-      campaignId: campaign.id,
-      template,
-    });
+    const message = retried
+      ? await sendRetried(tx, gw, account, conversation, retried)
+      : (
+          await sendOnConversation(tx, gw, account, contact, conversation, {
+            body: personalize(campaign.openingMessage ?? '', contact),
+            author: 'campaign',
+            campaignId: campaign.id,
+            template: openingTemplateFor(campaign, contact),
+          })
+        ).message;
     if (await tx.get<Pacing>('pacing', campaign.id))
-      await tx.update<Pacing>('pacing', campaign.id, { lastSentAt: Date.parse(sent.message.createdAt) });
-    const status = sent.message.status === 'failed' ? 'failed' : 'sent';
-    await settleOpening(tx, opening, { status, messageId: sent.message.id, awaitsSlot: false });
+      await tx.update<Pacing>('pacing', campaign.id, { lastSentAt: retried ? at : Date.parse(message.createdAt) });
+    const status = message.status === 'failed' ? 'failed' : 'sent';
+    await settleOpening(tx, opening, { status, messageId: message.id, awaitsSlot: false });
     // One that failed at once (no credits, no receiver) is followed up once a retry sends it (engine/retry.ts):
     // a follow-up never goes to a lead the opening did not reach.
-    if (sent.message.status === 'failed') return;
+    if (message.status === 'failed') return;
     await recordStep(tx, 'openingSent', opening);
     // The conversation follows up for this campaign from now, and names it: another's timer waiting there (two
     // campaigns on one channel) would send at its own time what `next` does not say, and the campaign queued there

@@ -1,7 +1,13 @@
 import type { Gateway } from '../context.js';
 import { getAccount } from '../domain/accounts.js';
 import { campaignById, getCampaign } from '../domain/campaigns.js';
-import { failedOpeningsOf } from '../domain/failed-openings.js';
+import { failedOpeningsOf, isOpening } from '../domain/failed-openings.js';
+import { queueOpening, settleOpening, type Opening } from '../domain/openings.js';
+import { insufficientCredits } from '../domain/credits.js';
+import { priceOf } from '../domain/prices.js';
+import { clockNow } from '../clock.js';
+import { handedOverBefore, notSentFor, openingRefusal, takeSlot } from './openings.js';
+import { nextQueuedSend } from './pacing.js';
 import { getContact } from '../domain/contacts.js';
 import { getConversation, type Conversation } from '../domain/conversations.js';
 import { deliveriesOf, getMessage, type Message } from '../domain/messages.js';
@@ -98,9 +104,16 @@ export async function retryMessage(
 
     const account = await getAccount(tx, accountId);
     const deliveries = await deliveriesOf(tx, message.id);
-    const handedOverBefore = message.provider !== null || deliveries.length > 0;
     const receivers = await receiversFor(tx, account, conversation);
-    const refused = await readyToGo(tx, gw, account, conversation, message, receivers, !handedOverBefore);
+    const refused = await readyToGo(
+      tx,
+      gw,
+      account,
+      conversation,
+      message,
+      receivers,
+      !handedOverBefore(message, deliveries),
+    );
     if (refused) throw refuse(refused.code, refused.message);
     // A stale status report on the failed send must not move the new one.
     const retried = await changeStatus(tx, message, {
@@ -126,6 +139,8 @@ export type RetryReport = Answer<typeof retryReport>;
  * "Retry all failed": every failed outgoing message of one conversation, or of the account's conversations that
  * hold one (at most RETRY_CONVERSATIONS of them a call), goes out again as POST /v1/messages/{id}/retry sends it,
  * oldest first. A message that cannot go again (still no credits, no receiver) stays failed and is reported.
+ * Across the account, a campaign's failed openings go back to the campaign's queue instead (queueOpeningAgain), as
+ * the campaign's own retry puts them: a retry of one conversation is a person's look at one lead, and goes now.
  */
 export async function retryFailed(gw: Gateway, accountId: string, conversationId?: string): Promise<RetryReport> {
   const conversations = conversationId
@@ -134,12 +149,14 @@ export async function retryFailed(gw: Gateway, accountId: string, conversationId
         limit: RETRY_CONVERSATIONS + 1,
       });
   const report: RetryReport = { retried: [], refused: [], more: conversations.length > RETRY_CONVERSATIONS };
+  const queue = new Queueing();
   for (const conversation of conversations.slice(0, RETRY_CONVERSATIONS)) {
     const messages = await gw.store.find<Message>('messages', 'contact', [conversation.contactId]);
     for (const m of messages) {
       if (m.conversationId !== conversation.id || m.direction !== 'outgoing' || m.status !== 'failed') continue;
       try {
-        await retryMessage(gw, accountId, m.id);
+        if (conversationId || !isOpening(m)) await retryMessage(gw, accountId, m.id);
+        else await retryOpening(gw, accountId, m.id, queue);
         report.retried.push(m.id);
       } catch (err) {
         if (!(err instanceof ApiError)) throw err;
@@ -154,16 +171,18 @@ export async function retryFailed(gw: Gateway, accountId: string, conversationId
 export const RETRY_OPENINGS = 100;
 
 /**
- * A campaign's failed opening messages (the oldest RETRY_OPENINGS of them) go out again as POST
- * /v1/messages/{id}/retry sends each: after credits were granted, one click on the campaign's page.
+ * A campaign's failed opening messages (the oldest RETRY_OPENINGS of them) go back to the campaign's queue
+ * (queueOpeningAgain): after credits were granted, one click on the campaign's page, and they go at its pace, inside
+ * its sending window.
  */
 export async function retryFailedOpenings(gw: Gateway, accountId: string, campaignId: string): Promise<RetryReport> {
   await getCampaign(gw.store, accountId, campaignId);
   const failed = await failedOpeningsOf(gw.store, campaignId, RETRY_OPENINGS + 1);
   const report: RetryReport = { retried: [], refused: [], more: failed.length > RETRY_OPENINGS };
+  const queue = new Queueing();
   for (const opening of failed.slice(0, RETRY_OPENINGS)) {
     try {
-      await retryMessage(gw, accountId, opening.id);
+      await retryOpening(gw, accountId, opening.id, queue);
       report.retried.push(opening.id);
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;
@@ -171,4 +190,93 @@ export async function retryFailedOpenings(gw: Gateway, accountId: string, campai
     }
   }
   return report;
+}
+
+/** What the openings one retry queued will cost when they go: the balance is asked for each in its turn. */
+class Queueing {
+  reservedCents = 0;
+}
+
+/** A failed opening back in its campaign's queue; one the queue never held (older data) goes now, as ever. */
+async function retryOpening(gw: Gateway, accountId: string, messageId: string, queue: Queueing): Promise<void> {
+  const queued = await queueOpeningAgain(gw, accountId, messageId, queue.reservedCents);
+  if (queued === undefined) await retryMessage(gw, accountId, messageId);
+  else queue.reservedCents += queued;
+}
+
+/**
+ * A campaign's failed opening message goes back to the campaign's queue of openings, and is `pending` again while it
+ * waits there: it takes the queue's next slot (no burst: it is no new addition), inside the sending window, and the
+ * opening job sends it in its turn after the checks any opening passes then (engine/openings.ts runOpening): the
+ * contact still on the list and not opted out, the campaign Live, the balance paying for it. It leaves the campaign's
+ * failed openings and its conversation's failed count now, and counts in the funnel as sent when it goes. Refused now
+ * with the retry's 409 when it could not go now either: what the queue would refuse, no receiver, or a balance that
+ * does not pay for it beside the `reservedCents` of those this retry queued before it. Answers what it will cost, or
+ * undefined when the message has no opening of the campaign waiting on it (older data).
+ */
+async function queueOpeningAgain(
+  gw: Gateway,
+  accountId: string,
+  messageId: string,
+  reservedCents: number,
+): Promise<number | undefined> {
+  return gw.store.transact(async (tx) => {
+    await getMessage(tx, accountId, messageId);
+    const message = (await tx.lock<Message>('messages', messageId))!;
+    if (!isOpening(message)) return undefined;
+    const [found] = await tx.find<Opening>('openings', 'member', [message.campaignId, message.contactId]);
+    const opening = found && (await tx.lock<Opening>('openings', found.id));
+    if (opening?.messageId !== message.id || opening.status !== 'failed') return undefined;
+    if (message.status !== 'failed')
+      throw refuse('MESSAGE_NOT_FAILED', `Only a failed message can be retried; this one is ${message.status}`);
+    const conversation = message.conversationId
+      ? await tx.get<Conversation>('conversations', message.conversationId)
+      : undefined;
+    if (!conversation) throw refuse('MESSAGE_NOT_RETRYABLE', 'The message belongs to no conversation to send it on');
+    const contact = await getContact(tx, accountId, message.contactId);
+    checkConsent(contact, message.author);
+    const overtaken = await overtakenCampaignMessage(tx, conversation, message);
+    if (overtaken) throw refuse(overtaken.code, overtaken.message);
+    const campaign = await campaignById(tx, message.campaignId);
+    if (!campaign) throw refuse('CAMPAIGN_NOT_LIVE', notSentFor('not_live').message);
+    const notNow = openingRefusal(campaign, contact, conversation);
+    if (notNow) throw refuse(notNow.code, notNow.message);
+    if (outsideWindow(conversation, message))
+      throw refuse('OUTSIDE_24H_WINDOW', outsideWindowMessage(conversation.channel));
+
+    const account = await getAccount(tx, accountId);
+    const receivers = await receiversFor(tx, account, conversation);
+    const noReceiver = await readyToGo(tx, gw, account, conversation, message, receivers, false);
+    if (noReceiver) throw refuse(noReceiver.code, noReceiver.message);
+    const price = handedOverBefore(message, await deliveriesOf(tx, message.id))
+      ? 0
+      : await priceOf(gw.config.prices, account, conversation.channel, message);
+    if (price > 0 && account.balanceCents - reservedCents < price)
+      throw insufficientCredits(Math.max(0, account.balanceCents - reservedCents), price);
+
+    const slot = await takeSlot(tx, campaign, clockNow(), nextQueuedSend);
+    const queued = await settleOpening(tx, opening, {
+      status: 'queued',
+      reason: null,
+      held: null,
+      ...slot,
+      awaitsSlot: false,
+      delayEndsAt: null,
+    });
+    await queueOpening(tx, queued, slot.dueAt);
+    // A stale status report on the failed send must not move it once it goes.
+    await changeStatus(
+      tx,
+      message,
+      {
+        status: 'pending',
+        error: null,
+        errorCode: null,
+        providerMessageId: null,
+        messageTag: messageTagOf(conversation, message),
+      },
+      { queued: true },
+    );
+    return price;
+  });
 }

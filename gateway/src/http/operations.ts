@@ -446,7 +446,7 @@ export const OPERATIONS: Record<string, Partial<Record<'get' | 'post' | 'put' | 
       tag: 'Campaigns',
       summary: "Retry a campaign's failed opening messages",
       description:
-        'The oldest 100 a call, each as POST /messages/{id}/retry sends it; one that still cannot go (no credits) stays failed and is reported.',
+        "The oldest 100 a call go back to the campaign's queue, pending again: each goes at the campaign's pace, inside its sending window, after the checks any opening passes then (contact still on the list and not opted out, campaign Live, credits); one the queue does not send then fails again with the reason (e.g. CONTACT_LEFT_LIST). One that cannot go now either (no credits for it beside those queued before it, no receiver, contact off the list) stays failed and is reported.",
       answers: { 200: retryReport },
       errors: notFound('CAMPAIGN'),
     },
@@ -514,7 +514,7 @@ export const OPERATIONS: Record<string, Partial<Record<'get' | 'post' | 'put' | 
       tag: 'Conversations',
       summary: 'Retry every failed message',
       description:
-        'Every failed outgoing message of the conversations holding one (100 conversations a call), oldest first.',
+        "Every failed outgoing message of the conversations holding one (100 conversations a call), oldest first: a campaign's failed opening goes back to its campaign's queue (as POST /campaigns/{id}/openings/retry-failed puts it), any other goes again now.",
       answers: { 200: retryReport },
     },
   },
@@ -532,6 +532,7 @@ export const OPERATIONS: Record<string, Partial<Record<'get' | 'post' | 'put' | 
       id: 'retryConversationFailed',
       tag: 'Conversations',
       summary: "Retry a conversation's failed messages",
+      description: 'Each goes again now, as POST /messages/{id}/retry sends it: a campaign opening too.',
       answers: { 200: retryReport },
       errors: notFound('CONVERSATION'),
     },

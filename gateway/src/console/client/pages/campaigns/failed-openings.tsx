@@ -11,11 +11,20 @@ import { Button } from '../../components/button.js';
 const CODE_WORDS: Record<string, string> = {
   INSUFFICIENT_CREDITS: 'for want of credits',
   NO_RECEIVER: 'for want of a Custom Channel Webhook URL to take them',
+  CONTACT_LEFT_LIST: 'as their contacts left the list',
+  CONTACT_OPTED_OUT: 'as their contacts opted out',
+  CONTACT_WROTE_SINCE: 'as their contacts wrote first',
+  CAMPAIGN_NOT_LIVE: 'as the campaign was no longer Live',
 };
 
-/** What a retry did, in one sentence: how many went again, and why the others could not. */
+/**
+ * What a retry did, in one sentence: how many went back to the campaign's queue (they go at its pace, within its
+ * sending window, not all at once now), and why the others could not.
+ */
 function summary(r: RetryReport): string {
-  const sent = `${plural(r.retried.length, 'opening message', 'opening messages')} sent again.`;
+  const sent = r.retried.length
+    ? `${plural(r.retried.length, 'opening message', 'opening messages')} queued again: they go at the campaign’s pace, within its sending window.`
+    : 'No opening message queued again.';
   const reasons = [...new Set(r.refused.map((x) => x.message))];
   const refused = r.refused.length ? ` ${r.refused.length} could not go: ${reasons.join('; ')}.` : '';
   return `${sent}${refused}${r.more ? ' More failed openings are left: retry again.' : ''}`;
@@ -23,7 +32,8 @@ function summary(r: RetryReport): string {
 
 /**
  * The campaign's opening messages that failed and are still failed (GET /v1/campaigns/{id}/openings), by reason,
- * with their retry (POST /v1/campaigns/{id}/openings/retry-failed): after credits are granted, one click sends them.
+ * with their retry (POST /v1/campaigns/{id}/openings/retry-failed): after credits are granted, one click puts them
+ * back in the campaign's queue.
  */
 export function FailedOpenings(props: { campaignId: string; openings?: CampaignOpenings; onRetried: () => void }) {
   const retrying = useAction();
