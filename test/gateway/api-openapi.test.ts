@@ -2,7 +2,7 @@ import https from 'node:https';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { checkDelivery } from '../helpers/contract';
-import { removeDir } from '../helpers/gateway';
+import { removeDir, trusting } from '../helpers/gateway';
 import { startInProcess } from '../helpers/in-process';
 import {
   advanceClock,
@@ -104,7 +104,7 @@ function openApiFor(gw: TestGateway, host: string): Promise<{ status: number; te
   return new Promise((resolve, reject) => {
     const req = https.request(
       new URL('/v1/openapi.json', gw.url),
-      { headers: { host }, ca: gw.ca, servername: 'localhost', agent: false },
+      { headers: { host }, ...trusting(gw.ca), servername: 'localhost', agent: false },
       (res) => {
         let text = '';
         res

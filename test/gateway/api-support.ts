@@ -13,6 +13,7 @@ import {
   type RequestOptions,
   type TestGateway,
   type TestAccount,
+  trusting,
 } from '../helpers/gateway';
 import { gatewayNow, startInProcess, step, type InProcessGateway, type InProcessOptions } from '../helpers/in-process';
 
@@ -78,7 +79,7 @@ export function getBytes(
   return new Promise((resolve, reject) => {
     const req = https.request(
       new URL(path, gw.url),
-      { headers: { 'x-api-key': account.apiKey }, ca: gw.ca, agent: false },
+      { headers: { 'x-api-key': account.apiKey }, ...trusting(gw.ca), agent: false },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c) => chunks.push(c));

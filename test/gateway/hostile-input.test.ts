@@ -10,6 +10,7 @@ import {
   startGateway,
   type TestAccount,
   type TestGateway,
+  trusting,
 } from '../helpers/gateway';
 import { ConnectionTrap } from './api-support';
 
@@ -75,7 +76,7 @@ function send(h: Hostile, key?: string): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const req = https.request(
       new URL(h.path, gw.url),
-      { method: h.method, headers, ca: gw.ca, agent: false },
+      { method: h.method, headers, ...trusting(gw.ca), agent: false },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c) => chunks.push(c));

@@ -1,6 +1,6 @@
 import https from 'node:https';
 import type { IncomingHttpHeaders } from 'node:http';
-import type { TestGateway } from './gateway';
+import { trusting, type TestGateway } from './gateway';
 
 /** One event of a Server-Sent Events stream, as a browser's EventSource dispatches it. */
 export interface StreamEvent {
@@ -48,7 +48,7 @@ export function openStream(
   return new Promise((resolve, reject) => {
     const req = https.request(
       new URL(pathname, gw.url),
-      { headers: { accept: 'text/event-stream', ...headers }, ca: gw.ca, agent: false },
+      { headers: { accept: 'text/event-stream', ...headers }, ...trusting(gw.ca), agent: false },
       (res) => {
         let ended = false;
         const waiters = new Set<() => void>();

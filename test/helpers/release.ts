@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import https from 'node:https';
 import path from 'node:path';
-import type { Reply } from './gateway';
+import { trusting, type Reply } from './gateway';
 
 type ReleaseBuildModule = typeof import('../../gateway/src/bench/release-build.js', {
   with: { 'resolution-mode': 'import' }
@@ -44,20 +44,24 @@ export function plainRequest(
   if (auth.apiKey) headers['x-api-key'] = auth.apiKey;
   if (auth.admin) headers.authorization = `Bearer ${auth.admin}`;
   return new Promise((resolve, reject) => {
-    const req = https.request(new URL(pathname, gw.url), { method, headers, ca: gw.ca, agent: false }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        let parsed: unknown = text;
-        try {
-          parsed = text ? JSON.parse(text) : undefined;
-        } catch {
-          // not JSON: the text stays
-        }
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: parsed, text });
-      });
-    });
+    const req = https.request(
+      new URL(pathname, gw.url),
+      { method, headers, ...trusting(gw.ca), agent: false },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          let parsed: unknown = text;
+          try {
+            parsed = text ? JSON.parse(text) : undefined;
+          } catch {
+            // not JSON: the text stays
+          }
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: parsed, text });
+        });
+      },
+    );
     req.on('error', reject);
     req.end(payload);
   });

@@ -6,7 +6,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 
-import type { TestGateway } from '../../helpers/gateway';
+import { trusting, type TestGateway } from '../../helpers/gateway';
 
 export type StoreRefusalCode = 'STORE_UNAVAILABLE' | 'COMMIT_OUTCOME_UNKNOWN' | 'STORE_DAMAGED';
 
@@ -59,7 +59,7 @@ function forward(
   return new Promise((resolve, reject) => {
     const out = https.request(
       new URL(req.url ?? '/', gw.url),
-      { method: req.method, headers, ca: gw.ca, agent: false, servername: 'localhost' },
+      { method: req.method, headers, ...trusting(gw.ca), agent: false, servername: 'localhost' },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
