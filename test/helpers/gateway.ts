@@ -147,12 +147,14 @@ async function launch(env: Record<string, string>, dataDir: string, main: string
     output: () => out,
     exited,
     stop: async () => {
+      closeConnections(url);
       // Once: a second SIGTERM arriving while the process exits would find its handler gone and end it by the signal.
       if (child.exitCode === null && !stopSent) child.kill('SIGTERM');
       stopSent = true;
       return exited;
     },
     kill: async () => {
+      closeConnections(url);
       if (child.exitCode === null) child.kill('SIGKILL');
       await exited;
     },
@@ -181,13 +183,40 @@ export interface RequestOptions {
 const contexts = new Map<string, tls.SecureContext>();
 /**
  * The options of a connection trusting the gateway's certificate `ca`, in a TLS context made once: OpenSSL takes
- * about 3 ms of CPU to make one from `ca`, as much as the rest of a test's request, and the suite makes tens of
- * thousands of requests, each on a new connection.
+ * about 3 ms of CPU to make one from `ca`, as much as the rest of a test's request.
  */
 export function trusting(ca: string): { secureContext: tls.SecureContext } {
   let secureContext = contexts.get(ca);
   if (!secureContext) contexts.set(ca, (secureContext = tls.createSecureContext({ ca })));
   return { secureContext };
+}
+
+/**
+ * The connections `request` keeps open to each gateway, by its URL and certificate. A TLS handshake costs both ends
+ * about 3 ms of CPU, more than most requests' own work, and the suite sends tens of thousands of them. A connection
+ * idle for a second is closed, well before the gateway's keep-alive timeout (5 s) could close it under a request.
+ */
+const agents = new Map<string, https.Agent>();
+const IDLE_MS = 1_000;
+
+function agentFor(gw: Pick<TestGateway, 'url' | 'ca'>): https.Agent {
+  const key = `${gw.url} ${gw.ca}`;
+  let agent = agents.get(key);
+  if (!agent) agents.set(key, (agent = new https.Agent({ keepAlive: true, timeout: IDLE_MS, ...trusting(gw.ca) })));
+  return agent;
+}
+
+/**
+ * Closes the idle connections `request` keeps to the gateway at `url`: a gateway stopping waits for its clients'
+ * idle connections to close, as they were told they may be reused. One carrying a request closes after its answer,
+ * which tells it so from the start of the shutdown.
+ */
+export function closeConnections(url: string): void {
+  for (const [key, agent] of agents)
+    if (key.startsWith(`${url} `)) {
+      for (const sockets of Object.values(agent.freeSockets)) for (const socket of sockets ?? []) socket.destroy();
+      agents.delete(key);
+    }
 }
 
 /** An HTTPS request to the gateway, trusting its certificate; an answer of /v1 is held to the OpenAPI document (contract.ts). */
@@ -211,36 +240,52 @@ export function request<T = any>(
     payload = typeof opts.body === 'string' || Buffer.isBuffer(opts.body) ? opts.body : JSON.stringify(opts.body);
     headers['content-type'] ??= 'application/json';
   }
-  return new Promise((resolve, reject) => {
-    // A Host header of the test's own would be checked against the certificate: the certificate's name is checked instead.
-    const servername = headers.host === undefined ? undefined : 'localhost';
-    const req = https.request(
-      url,
-      { method, headers, ...trusting(gw.ca), agent: false, localAddress: opts.localAddress, servername },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c) => chunks.push(c));
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          let body: any = text;
-          try {
-            body = text ? JSON.parse(text) : undefined;
-          } catch {
-            // not JSON: leave the text
-          }
-          const reply = { status: res.statusCode ?? 0, headers: res.headers, body, text };
-          try {
-            checkAnswer(method, url, reply);
-          } catch (err) {
-            return reject(err);
-          }
-          resolve(reply);
-        });
-      },
-    );
-    req.on('error', reject);
-    req.end(payload);
-  });
+  // A Host header of the test's own would be checked against the certificate: the certificate's name is checked instead.
+  const servername = headers.host === undefined ? undefined : 'localhost';
+  const send = (onKept: boolean): Promise<Reply<T>> =>
+    new Promise((resolve, reject) => {
+      let answered = false;
+      const req = https.request(
+        url,
+        {
+          method,
+          headers,
+          agent: onKept ? agentFor(gw) : false,
+          ...trusting(gw.ca),
+          localAddress: opts.localAddress,
+          servername,
+        },
+        (res) => {
+          answered = true;
+          const chunks: Buffer[] = [];
+          res.on('data', (c) => chunks.push(c));
+          res.on('end', () => {
+            const text = Buffer.concat(chunks).toString('utf8');
+            let body: any = text;
+            try {
+              body = text ? JSON.parse(text) : undefined;
+            } catch {
+              // not JSON: leave the text
+            }
+            const reply = { status: res.statusCode ?? 0, headers: res.headers, body, text };
+            try {
+              checkAnswer(method, url, reply);
+            } catch (err) {
+              return reject(err);
+            }
+            resolve(reply);
+          });
+        },
+      );
+      req.on('error', (err) => {
+        // A kept connection the gateway closed (it stopped, or restarted) as this request went out on it: the request
+        // never reached it, and goes again on a new connection.
+        if (onKept && req.reusedSocket && !answered) resolve(send(false));
+        else reject(err);
+      });
+      req.end(payload);
+    });
+  return send(true);
 }
 
 let counter = 0;

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { ADMIN_TOKEN, backendEnv, freePort, tempDir, type TestGateway } from './gateway';
+import { ADMIN_TOKEN, backendEnv, closeConnections, freePort, tempDir, type TestGateway } from './gateway';
 
 type ServerModule = typeof import('../../gateway/src/server.js', { with: { 'resolution-mode': 'import' } });
 type ClockModule = typeof import('../../gateway/src/clock.js', { with: { 'resolution-mode': 'import' } });
@@ -173,6 +173,7 @@ async function launch(
     // As a process's exit code: 0 once stopped cleanly; a failure to stop fails the test.
     stop: () => {
       live.delete(gw);
+      closeConnections(gw.url);
       return (stopped ??= running.stop().then(() => 0));
     },
   };
