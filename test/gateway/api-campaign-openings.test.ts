@@ -427,7 +427,7 @@ test("failed openings retried after a top-up at night go back to the campaign's 
   await clockTo('2027-05-05T00:00:00Z');
   expect((await topUp(10)).status).toBe(200);
   const report = (await api(ctx.gw, account, 'POST', `campaigns/${campaign.id}/openings/retry-failed`)).body;
-  expect(report).toEqual({ retried: expect.any(Array), refused: [], more: false });
+  expect(report).toEqual({ retried: expect.any(Array), queued: report.retried, refused: [], more: false });
   expect([...report.retried].sort()).toEqual(failed.map((m) => m.id).sort());
   const inTurn = (report.retried as string[]).map(leadOf);
   const statuses = async () =>
@@ -507,9 +507,10 @@ test("retried across the account, failed openings go back to their campaign's qu
   expect((await topUp(10)).status).toBe(200);
   // A person looking at one lead retries it: it goes now.
   const one = await api(ctx.gw, account, 'POST', `conversations/${failed[0]!.conversationId}/retry-failed`);
-  expect(one.body).toEqual({ retried: [failed[0]!.id], refused: [], more: false });
+  expect(one.body).toEqual({ retried: [failed[0]!.id], queued: [], refused: [], more: false });
   const all = (await api(ctx.gw, account, 'POST', 'conversations/retry-failed')).body;
   expect([...all.retried].sort()).toEqual([failed[1]!.id, failed[2]!.id].sort());
+  expect([...all.queued].sort()).toEqual([failed[1]!.id, failed[2]!.id].sort());
   await untilIdle(ctx.gw, { horizonMs: 0 });
   const statuses = async () =>
     Promise.all(leads.map(async (lead) => (await outgoing(account, lead.id)).map((m) => m.status)));

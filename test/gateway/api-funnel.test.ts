@@ -311,11 +311,13 @@ describe('an opening message that failed and went out on a retry', () => {
     expect((await api(ctx.gw, sub, 'POST', `messages/${hal.id}/retry`)).body.status).toBe('pending');
     expect((await api(ctx.gw, sub, 'POST', `conversations/${ida.conversationId}/retry-failed`)).body).toEqual({
       retried: [ida.id],
+      queued: [],
       refused: [],
       more: false,
     });
     expect((await api(ctx.gw, sub, 'POST', `campaigns/${campaign.id}/openings/retry-failed`)).body).toEqual({
       retried: [jo.id],
+      queued: [jo.id],
       refused: [],
       more: false,
     });
@@ -337,6 +339,7 @@ describe('an opening message that failed and went out on a retry', () => {
     // Nothing is left to retry: a retry again sends nothing and counts nothing.
     expect((await api(ctx.gw, sub, 'POST', `campaigns/${campaign.id}/openings/retry-failed`)).body).toEqual({
       retried: [],
+      queued: [],
       refused: [],
       more: false,
     });
@@ -388,6 +391,7 @@ describe('an opening message that failed and went out on a retry', () => {
       healthy = true;
       expect((await api(ctx.gw, account, 'POST', 'conversations/retry-failed')).body).toEqual({
         retried: [opening.id],
+        queued: [opening.id],
         refused: [],
         more: false,
       });

@@ -150,7 +150,14 @@ export const botState = z.object({
 
 /** Retry all failed. */
 export const retryReport = z.object({
-  retried: z.array(z.string()).describe('The messages sent again, oldest first'),
+  retried: z
+    .array(z.string())
+    .describe("The messages retried, oldest first: sent again, or a campaign's opening put back in its queue"),
+  queued: z
+    .array(z.string())
+    .describe(
+      "Of `retried`, the campaign's openings put back in its queue: they go at its pace, inside its sending window",
+    ),
   refused: z.array(z.object({ messageId: z.string(), code: z.string(), message: z.string() })),
   more: z.boolean().describe('Whether conversations with failed messages were left for another call'),
 });

@@ -148,16 +148,23 @@ export async function retryFailed(gw: Gateway, accountId: string, conversationId
     : await gw.store.find<Conversation>('conversations', 'failing', [accountId, 'failed'], {
         limit: RETRY_CONVERSATIONS + 1,
       });
-  const report: RetryReport = { retried: [], refused: [], more: conversations.length > RETRY_CONVERSATIONS };
+  const report: RetryReport = {
+    retried: [],
+    queued: [],
+    refused: [],
+    more: conversations.length > RETRY_CONVERSATIONS,
+  };
   const queue = new Queueing();
   for (const conversation of conversations.slice(0, RETRY_CONVERSATIONS)) {
     const messages = await gw.store.find<Message>('messages', 'contact', [conversation.contactId]);
     for (const m of messages) {
       if (m.conversationId !== conversation.id || m.direction !== 'outgoing' || m.status !== 'failed') continue;
       try {
+        let queued = false;
         if (conversationId || !isOpening(m)) await retryMessage(gw, accountId, m.id);
-        else await retryOpening(gw, accountId, m.id, queue);
+        else queued = await retryOpening(gw, accountId, m.id, queue);
         report.retried.push(m.id);
+        if (queued) report.queued.push(m.id);
       } catch (err) {
         if (!(err instanceof ApiError)) throw err;
         report.refused.push({ messageId: m.id, code: err.code, message: err.message });
@@ -178,11 +185,11 @@ export const RETRY_OPENINGS = 100;
 export async function retryFailedOpenings(gw: Gateway, accountId: string, campaignId: string): Promise<RetryReport> {
   await getCampaign(gw.store, accountId, campaignId);
   const failed = await failedOpeningsOf(gw.store, campaignId, RETRY_OPENINGS + 1);
-  const report: RetryReport = { retried: [], refused: [], more: failed.length > RETRY_OPENINGS };
+  const report: RetryReport = { retried: [], queued: [], refused: [], more: failed.length > RETRY_OPENINGS };
   const queue = new Queueing();
   for (const opening of failed.slice(0, RETRY_OPENINGS)) {
     try {
-      await retryOpening(gw, accountId, opening.id, queue);
+      if (await retryOpening(gw, accountId, opening.id, queue)) report.queued.push(opening.id);
       report.retried.push(opening.id);
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;
@@ -197,11 +204,18 @@ class Queueing {
   reservedCents = 0;
 }
 
-/** A failed opening back in its campaign's queue; one the queue never held (older data) goes now, as ever. */
-async function retryOpening(gw: Gateway, accountId: string, messageId: string, queue: Queueing): Promise<void> {
-  const queued = await queueOpeningAgain(gw, accountId, messageId, queue.reservedCents);
-  if (queued === undefined) await retryMessage(gw, accountId, messageId);
-  else queue.reservedCents += queued;
+/**
+ * A failed opening back in its campaign's queue (true); one the queue never held (older data) goes now, as ever
+ * (false).
+ */
+async function retryOpening(gw: Gateway, accountId: string, messageId: string, queue: Queueing): Promise<boolean> {
+  const price = await queueOpeningAgain(gw, accountId, messageId, queue.reservedCents);
+  if (price === undefined) {
+    await retryMessage(gw, accountId, messageId);
+    return false;
+  }
+  queue.reservedCents += price;
+  return true;
 }
 
 /**

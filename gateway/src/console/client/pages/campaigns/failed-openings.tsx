@@ -17,14 +17,22 @@ const CODE_WORDS: Record<string, string> = {
   CAMPAIGN_NOT_LIVE: 'as the campaign was no longer Live',
 };
 
+/** Openings a retry put back in their campaign's queue, in one sentence. */
+export const queuedAgain = (count: number): string =>
+  `${plural(count, 'opening message', 'opening messages')} queued again: they go at the campaign’s pace, within its sending window.`;
+
 /**
  * What a retry did, in one sentence: how many went back to the campaign's queue (they go at its pace, within its
- * sending window, not all at once now), and why the others could not.
+ * sending window, not all at once now), any sent at once (stored before openings were queued), and why the others
+ * could not.
  */
 function summary(r: RetryReport): string {
-  const sent = r.retried.length
-    ? `${plural(r.retried.length, 'opening message', 'opening messages')} queued again: they go at the campaign’s pace, within its sending window.`
-    : 'No opening message queued again.';
+  const now = r.retried.length - r.queued.length;
+  const went = [
+    ...(r.queued.length ? [queuedAgain(r.queued.length)] : []),
+    ...(now ? [`${plural(now, 'opening message', 'opening messages')} sent again.`] : []),
+  ];
+  const sent = went.length ? went.join(' ') : 'No opening message queued again.';
   const reasons = [...new Set(r.refused.map((x) => x.message))];
   const refused = r.refused.length ? ` ${r.refused.length} could not go: ${reasons.join('; ')}.` : '';
   return `${sent}${refused}${r.more ? ' More failed openings are left: retry again.' : ''}`;

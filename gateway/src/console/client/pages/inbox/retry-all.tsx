@@ -4,10 +4,18 @@ import { useAction } from '../../components/action.js';
 import { FormStatus } from '../../components/form.js';
 import { Button } from '../../components/button.js';
 import { useFocusKept } from '../../components/focus.js';
+import { queuedAgain } from '../campaigns/failed-openings.js';
 
-/** What a retry did, in one sentence: how many went again, and why the others could not. */
+/**
+ * What a retry did, in one sentence: how many went again, how many campaign openings went back to their campaign's
+ * queue, and why the others could not.
+ */
 function summary(r: RetryReport): string {
-  const sent = `${r.retried.length} ${r.retried.length === 1 ? 'message' : 'messages'} sent again.`;
+  const now = r.retried.length - r.queued.length;
+  const sent = [
+    ...(now || !r.queued.length ? [`${now} ${now === 1 ? 'message' : 'messages'} sent again.`] : []),
+    ...(r.queued.length ? [queuedAgain(r.queued.length)] : []),
+  ].join(' ');
   const reasons = [...new Set(r.refused.map((x) => x.message))];
   const refused = r.refused.length ? ` ${r.refused.length} could not go: ${reasons.join('; ')}.` : '';
   return `${sent}${refused}${r.more ? ' More conversations hold failed messages: retry again.' : ''}`;
