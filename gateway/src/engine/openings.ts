@@ -30,7 +30,15 @@ import { scheduleFollowUp } from './follow-ups.js';
 import { cancelFollowUps } from '../domain/follow-up-timers.js';
 import { sendOnConversation } from './outgoing.js';
 import { changeStatus } from './message-status.js';
-import { handOver, outsideWindow, outsideWindowMessage, readyToGo, receiversFor, type Refusal } from './sending.js';
+import {
+  handOver,
+  OPTED_OUT,
+  outsideWindow,
+  outsideWindowMessage,
+  readyToGo,
+  receiversFor,
+  type Refusal,
+} from './sending.js';
 import { deliveriesOf, type Message } from '../domain/messages.js';
 import type { Delivery } from '../domain/webhooks.js';
 import { nextSend, stalled, withinWindow, type PaceStep, type PacingState } from './pacing.js';
@@ -263,10 +271,7 @@ const NOT_SENT: Record<string, Refusal> = {
     code: 'CONTACT_LEFT_LIST',
     message: "The contact is no longer on the campaign's list: its messages are not sent to them",
   },
-  opted_out: {
-    code: 'CONTACT_OPTED_OUT',
-    message: 'The contact opted out (STOP): nothing more is sent until they reply START',
-  },
+  opted_out: OPTED_OUT,
   wrote_first: {
     code: 'CONTACT_WROTE_SINCE',
     message: 'The contact wrote since this opening failed: the campaign does not write first to them',

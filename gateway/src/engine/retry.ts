@@ -57,11 +57,7 @@ async function overtakenCampaignMessage(
       message: 'The conversation was handed to the team since this follow-up failed: it is not sent',
     };
   const campaign = await campaignById(tx, message.campaignId);
-  if (campaign && (await leftCampaignList(tx, campaign, conversation)))
-    return {
-      code: 'CONTACT_LEFT_LIST',
-      message: "The contact is no longer on the campaign's list: its messages are not sent to them",
-    };
+  if (campaign && (await leftCampaignList(tx, campaign, conversation))) return notSentFor('left_list');
   return undefined;
 }
 

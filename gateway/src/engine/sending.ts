@@ -21,8 +21,13 @@ import { clockNow } from '../clock.js';
  * and how it is handed to its channel.
  */
 
-const optedOut = () =>
-  new ApiError(409, 'CONTACT_OPTED_OUT', 'The contact opted out (STOP): nothing more is sent until they reply START');
+/** Why nothing is sent to a contact who opted out. */
+export const OPTED_OUT: Refusal = {
+  code: 'CONTACT_OPTED_OUT',
+  message: 'The contact opted out (STOP): nothing more is sent until they reply START',
+};
+
+const optedOut = () => new ApiError(409, OPTED_OUT.code, OPTED_OUT.message);
 
 /** Nothing but the gateway's own answers to STOP, START and HELP goes to a contact who opted out. */
 export function checkConsent(contact: Contact, author: Message['author']): void {
