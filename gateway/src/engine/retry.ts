@@ -8,7 +8,7 @@ import { priceOf } from '../domain/prices.js';
 import { clockNow } from '../clock.js';
 import { handedOverBefore, notSentFor, openingRefusal, takeSlot } from './openings.js';
 import { nextQueuedSend } from './pacing.js';
-import { getContact } from '../domain/contacts.js';
+import { getContact, type Contact } from '../domain/contacts.js';
 import { getConversation, type Conversation } from '../domain/conversations.js';
 import { deliveriesOf, getMessage, type Message } from '../domain/messages.js';
 import type { Delivery } from '../domain/webhooks.js';
@@ -62,6 +62,42 @@ async function overtakenCampaignMessage(
 }
 
 /**
+ * What every retry of a failed outgoing message checks first, in the message's transaction: it failed, it has a
+ * conversation to go on, its contact did not opt out, the campaign would still send it, and WhatsApp's 24 hours allow
+ * it. Answers its conversation and contact.
+ */
+async function retryableOn(
+  tx: Tx,
+  accountId: string,
+  message: Message,
+): Promise<{ conversation: Conversation; contact: Contact }> {
+  if (message.status !== 'failed') {
+    if (message.errorCode === 'OUTSIDE_24H_WINDOW') throw refuse('OUTSIDE_24H_WINDOW', message.error ?? OUTSIDE_WINDOW);
+    throw refuse('MESSAGE_NOT_FAILED', `Only a failed message can be retried; this one is ${message.status}`);
+  }
+  const conversation = message.conversationId
+    ? await tx.get<Conversation>('conversations', message.conversationId)
+    : undefined;
+  if (!conversation) throw refuse('MESSAGE_NOT_RETRYABLE', 'The message belongs to no conversation to send it on');
+  const contact = await getContact(tx, accountId, message.contactId);
+  checkConsent(contact, message.author);
+  const overtaken = await overtakenCampaignMessage(tx, conversation, message);
+  if (overtaken) throw refuse(overtaken.code, overtaken.message);
+  if (outsideWindow(conversation, message))
+    throw refuse('OUTSIDE_24H_WINDOW', outsideWindowMessage(conversation.channel));
+  return { conversation, contact };
+}
+
+/** A failed message back to `pending`, its failure cleared: a stale status report on the failed send must not move it. */
+const pendingAgain = (conversation: Conversation, message: Message) => ({
+  status: 'pending' as const,
+  error: null,
+  errorCode: null,
+  providerMessageId: null,
+  messageTag: messageTagOf(conversation, message),
+});
+
+/**
  * POST /v1/messages/{id}/retry: a failed outgoing message goes back to `pending` and out again on its channel. On a
  * custom channel each receiver that takes replies now gets a fresh round of the signed, retried delivery: a
  * receiver that failed it before gets the same delivery again (same `webhook-id`, so a receiver that did take it
@@ -83,20 +119,7 @@ export async function retryMessage(
     const message = (await tx.lock<Message>('messages', messageId))!;
     if (message.direction === 'incoming')
       throw refuse('MESSAGE_INCOMING', 'The message came from the contact: there is nothing to send again');
-    if (message.status !== 'failed') {
-      if (message.errorCode === 'OUTSIDE_24H_WINDOW')
-        throw refuse('OUTSIDE_24H_WINDOW', message.error ?? OUTSIDE_WINDOW);
-      throw refuse('MESSAGE_NOT_FAILED', `Only a failed message can be retried; this one is ${message.status}`);
-    }
-    const conversation = message.conversationId
-      ? await tx.get<Conversation>('conversations', message.conversationId)
-      : undefined;
-    if (!conversation) throw refuse('MESSAGE_NOT_RETRYABLE', 'The message belongs to no conversation to send it on');
-    checkConsent(await getContact(tx, accountId, message.contactId), message.author);
-    const overtaken = await overtakenCampaignMessage(tx, conversation, message);
-    if (overtaken) throw refuse(overtaken.code, overtaken.message);
-    if (outsideWindow(conversation, message))
-      throw refuse('OUTSIDE_24H_WINDOW', outsideWindowMessage(conversation.channel));
+    const { conversation } = await retryableOn(tx, accountId, message);
 
     const account = await getAccount(tx, accountId);
     const deliveries = await deliveriesOf(tx, message.id);
@@ -111,14 +134,7 @@ export async function retryMessage(
       !handedOverBefore(message, deliveries),
     );
     if (refused) throw refuse(refused.code, refused.message);
-    // A stale status report on the failed send must not move the new one.
-    const retried = await changeStatus(tx, message, {
-      status: 'pending',
-      error: null,
-      errorCode: null,
-      providerMessageId: null,
-      messageTag: messageTagOf(conversation, message),
-    });
+    const retried = await changeStatus(tx, message, pendingAgain(conversation, message));
     const handedOver = await handOver(tx, account, conversation, retried, receivers, deliveries);
     await followRetried(tx, retried);
     return { message: retried, deliveries: handedOver };
@@ -150,7 +166,7 @@ export async function retryFailed(gw: Gateway, accountId: string, conversationId
     refused: [],
     more: conversations.length > RETRY_CONVERSATIONS,
   };
-  const queue = new Queueing();
+  const queue: Queueing = { reservedCents: 0 };
   for (const conversation of conversations.slice(0, RETRY_CONVERSATIONS)) {
     const messages = await gw.store.find<Message>('messages', 'contact', [conversation.contactId]);
     for (const m of messages) {
@@ -182,7 +198,7 @@ export async function retryFailedOpenings(gw: Gateway, accountId: string, campai
   await getCampaign(gw.store, accountId, campaignId);
   const failed = await failedOpeningsOf(gw.store, campaignId, RETRY_OPENINGS + 1);
   const report: RetryReport = { retried: [], queued: [], refused: [], more: failed.length > RETRY_OPENINGS };
-  const queue = new Queueing();
+  const queue: Queueing = { reservedCents: 0 };
   for (const opening of failed.slice(0, RETRY_OPENINGS)) {
     try {
       if (await retryOpening(gw, accountId, opening.id, queue)) report.queued.push(opening.id);
@@ -196,8 +212,8 @@ export async function retryFailedOpenings(gw: Gateway, accountId: string, campai
 }
 
 /** What the openings one retry queued will cost when they go: the balance is asked for each in its turn. */
-class Queueing {
-  reservedCents = 0;
+interface Queueing {
+  reservedCents: number;
 }
 
 /**
@@ -237,22 +253,11 @@ async function queueOpeningAgain(
     const [found] = await tx.find<Opening>('openings', 'member', [message.campaignId, message.contactId]);
     const opening = found && (await tx.lock<Opening>('openings', found.id));
     if (opening?.messageId !== message.id || opening.status !== 'failed') return undefined;
-    if (message.status !== 'failed')
-      throw refuse('MESSAGE_NOT_FAILED', `Only a failed message can be retried; this one is ${message.status}`);
-    const conversation = message.conversationId
-      ? await tx.get<Conversation>('conversations', message.conversationId)
-      : undefined;
-    if (!conversation) throw refuse('MESSAGE_NOT_RETRYABLE', 'The message belongs to no conversation to send it on');
-    const contact = await getContact(tx, accountId, message.contactId);
-    checkConsent(contact, message.author);
-    const overtaken = await overtakenCampaignMessage(tx, conversation, message);
-    if (overtaken) throw refuse(overtaken.code, overtaken.message);
+    const { conversation, contact } = await retryableOn(tx, accountId, message);
     const campaign = await campaignById(tx, message.campaignId);
     if (!campaign) throw refuse('CAMPAIGN_NOT_LIVE', notSentFor('not_live').message);
     const notNow = openingRefusal(campaign, contact, conversation);
     if (notNow) throw refuse(notNow.code, notNow.message);
-    if (outsideWindow(conversation, message))
-      throw refuse('OUTSIDE_24H_WINDOW', outsideWindowMessage(conversation.channel));
 
     const account = await getAccount(tx, accountId);
     const receivers = await receiversFor(tx, account, conversation);
@@ -274,19 +279,7 @@ async function queueOpeningAgain(
       delayEndsAt: null,
     });
     await queueOpening(tx, queued, slot.dueAt);
-    // A stale status report on the failed send must not move it once it goes.
-    await changeStatus(
-      tx,
-      message,
-      {
-        status: 'pending',
-        error: null,
-        errorCode: null,
-        providerMessageId: null,
-        messageTag: messageTagOf(conversation, message),
-      },
-      { queued: true },
-    );
+    await changeStatus(tx, message, pendingAgain(conversation, message), { queued: true });
     return price;
   });
 }
