@@ -166,7 +166,7 @@ export async function retryFailed(gw: Gateway, accountId: string, conversationId
     refused: [],
     more: conversations.length > RETRY_CONVERSATIONS,
   };
-  const queue: Queueing = { reservedCents: 0 };
+  const queue: Queueing = { owed: [] };
   for (const conversation of conversations.slice(0, RETRY_CONVERSATIONS)) {
     const messages = await gw.store.find<Message>('messages', 'contact', [conversation.contactId]);
     for (const m of messages) {
@@ -198,7 +198,7 @@ export async function retryFailedOpenings(gw: Gateway, accountId: string, campai
   await getCampaign(gw.store, accountId, campaignId);
   const failed = await failedOpeningsOf(gw.store, campaignId, RETRY_OPENINGS + 1);
   const report: RetryReport = { retried: [], queued: [], refused: [], more: failed.length > RETRY_OPENINGS };
-  const queue: Queueing = { reservedCents: 0 };
+  const queue: Queueing = { owed: [] };
   for (const opening of failed.slice(0, RETRY_OPENINGS)) {
     try {
       if (await retryOpening(gw, accountId, opening.id, queue)) report.queued.push(opening.id);
@@ -211,9 +211,13 @@ export async function retryFailedOpenings(gw: Gateway, accountId: string, campai
   return report;
 }
 
-/** What the openings one retry queued will cost when they go: the balance is asked for each in its turn. */
+/**
+ * The openings one retry queued, with what each will cost: they are paid for when they go, so the balance must keep
+ * their price for them while they wait. One may go while the retry still queues others: the balance paid for it then,
+ * and it is owed no longer.
+ */
 interface Queueing {
-  reservedCents: number;
+  owed: Array<{ openingId: string; priceCents: number }>;
 }
 
 /**
@@ -221,12 +225,12 @@ interface Queueing {
  * (false).
  */
 async function retryOpening(gw: Gateway, accountId: string, messageId: string, queue: Queueing): Promise<boolean> {
-  const price = await queueOpeningAgain(gw, accountId, messageId, queue.reservedCents);
-  if (price === undefined) {
+  const owed = await queueOpeningAgain(gw, accountId, messageId, queue.owed);
+  if (owed === undefined) {
     await retryMessage(gw, accountId, messageId);
     return false;
   }
-  queue.reservedCents += price;
+  queue.owed = owed;
   return true;
 }
 
@@ -237,15 +241,15 @@ async function retryOpening(gw: Gateway, accountId: string, messageId: string, q
  * contact still on the list and not opted out, the campaign Live, the balance paying for it. It leaves the campaign's
  * failed openings and its conversation's failed count now, and counts in the funnel as sent when it goes. Refused now
  * with the retry's 409 when it could not go now either: what the queue would refuse, no receiver, or a balance that
- * does not pay for it beside the `reservedCents` of those this retry queued before it. Answers what it will cost, or
- * undefined when the message has no opening of the campaign waiting on it (older data).
+ * does not pay for it beside those this retry queued before it that still wait (`owed`). Answers what is owed with
+ * it, or undefined when the message has no opening of the campaign waiting on it (older data).
  */
 async function queueOpeningAgain(
   gw: Gateway,
   accountId: string,
   messageId: string,
-  reservedCents: number,
-): Promise<number | undefined> {
+  owed: Queueing['owed'],
+): Promise<Queueing['owed'] | undefined> {
   return gw.store.transact(async (tx) => {
     await getMessage(tx, accountId, messageId);
     const message = (await tx.lock<Message>('messages', messageId))!;
@@ -266,8 +270,9 @@ async function queueOpeningAgain(
     const price = handedOverBefore(message, await deliveriesOf(tx, message.id))
       ? 0
       : await priceOf(gw.config.prices, account, conversation.channel, message);
-    if (price > 0 && account.balanceCents - reservedCents < price)
-      throw insufficientCredits(Math.max(0, account.balanceCents - reservedCents), price);
+    const stillOwed = await waiting(tx, owed);
+    const available = account.balanceCents - stillOwed.reduce((sum, o) => sum + o.priceCents, 0);
+    if (price > 0 && available < price) throw insufficientCredits(Math.max(0, available), price);
 
     const slot = await takeSlot(tx, campaign, clockNow(), nextQueuedSend);
     const queued = await settleOpening(tx, opening, {
@@ -280,6 +285,16 @@ async function queueOpeningAgain(
     });
     await queueOpening(tx, queued, slot.dueAt);
     await changeStatus(tx, message, pendingAgain(conversation, message), { queued: true });
-    return price;
+    return [...stillOwed, { openingId: opening.id, priceCents: price }];
   });
+}
+
+/** Those of `owed` still waiting in their campaign's queue, not yet paid for. */
+async function waiting(tx: Tx, owed: Queueing['owed']): Promise<Queueing['owed']> {
+  const still: Queueing['owed'] = [];
+  for (const o of owed) {
+    const opening = await tx.get<Opening>('openings', o.openingId);
+    if (opening?.status === 'queued' || opening?.status === 'held') still.push(o);
+  }
+  return still;
 }

@@ -446,7 +446,7 @@ export const OPERATIONS: Record<string, Partial<Record<'get' | 'post' | 'put' | 
       tag: 'Campaigns',
       summary: "Retry a campaign's failed opening messages",
       description:
-        "The oldest 100 a call go back to the campaign's queue, pending again: each goes at the campaign's pace, inside its sending window, after the checks any opening passes then (contact still on the list and not opted out, campaign Live, credits); one the queue does not send then fails again with the reason (e.g. CONTACT_LEFT_LIST). One that cannot go now either (no credits for it beside those queued before it, no receiver, contact off the list) stays failed and is reported.",
+        "The oldest 100 a call go back to the campaign's queue, pending again: each goes at the campaign's pace, inside its sending window, after the checks any opening passes then (contact still on the list and not opted out, campaign Live, credits); one the queue does not send then fails again with the reason (e.g. CONTACT_LEFT_LIST). One that cannot go now either (no credits for it beside those queued before it that still wait, no receiver, contact off the list) stays failed and is reported.",
       answers: { 200: retryReport },
       errors: notFound('CAMPAIGN'),
     },
