@@ -30,17 +30,8 @@ import { scheduleFollowUp } from './follow-ups.js';
 import { cancelFollowUps } from '../domain/follow-up-timers.js';
 import { sendOnConversation } from './outgoing.js';
 import { changeStatus } from './message-status.js';
-import {
-  handOver,
-  OPTED_OUT,
-  outsideWindow,
-  outsideWindowMessage,
-  readyToGo,
-  receiversFor,
-  type Refusal,
-} from './sending.js';
-import { deliveriesOf, type Message } from '../domain/messages.js';
-import type { Delivery } from '../domain/webhooks.js';
+import { handOver, OPTED_OUT, outsideWindow, outsideWindowMessage, readyAgain, type Refusal } from './sending.js';
+import type { Message } from '../domain/messages.js';
 import { nextSend, stalled, withinWindow, type PaceStep, type PacingState } from './pacing.js';
 import { personalize } from '../domain/personalize.js';
 import { isOpen, nextOpening } from '../domain/sending-window.js';
@@ -321,19 +312,15 @@ async function sendRetried(
   conversation: Conversation,
   message: Message,
 ): Promise<Message> {
-  const deliveries = await deliveriesOf(tx, message.id);
-  const receivers = await receiversFor(tx, account, conversation);
-  const refused = outsideWindow(conversation, message)
-    ? { code: 'OUTSIDE_24H_WINDOW', message: outsideWindowMessage(conversation.channel) }
-    : await readyToGo(tx, gw, account, conversation, message, receivers, !handedOverBefore(message, deliveries));
-  if (refused) return changeStatus(tx, message, { status: 'failed', error: refused.message, errorCode: refused.code });
+  const failAgain = (refused: Refusal) =>
+    changeStatus(tx, message, { status: 'failed', error: refused.message, errorCode: refused.code });
+  if (outsideWindow(conversation, message))
+    return failAgain({ code: 'OUTSIDE_24H_WINDOW', message: outsideWindowMessage(conversation.channel) });
+  const { refused, receivers, deliveries } = await readyAgain(tx, gw, account, conversation, message);
+  if (refused) return failAgain(refused);
   await handOver(tx, account, conversation, message, receivers, deliveries);
   return message;
 }
-
-/** Whether the message was handed to its channel before (it was paid for then). */
-export const handedOverBefore = (message: Message, deliveries: Delivery[]) =>
-  message.provider !== null || deliveries.length > 0;
 
 /**
  * Job `opening`: sends a queued opening message, unless what happened since says otherwise. An opening a retry put

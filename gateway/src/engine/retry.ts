@@ -6,7 +6,7 @@ import { queueOpening, settleOpening, type Opening } from '../domain/openings.js
 import { insufficientCredits } from '../domain/credits.js';
 import { priceOf } from '../domain/prices.js';
 import { clockNow } from '../clock.js';
-import { handedOverBefore, notSentFor, openingRefusal, takeSlot } from './openings.js';
+import { notSentFor, openingRefusal, takeSlot } from './openings.js';
 import { nextQueuedSend } from './pacing.js';
 import { getContact, type Contact } from '../domain/contacts.js';
 import { getConversation, type Conversation } from '../domain/conversations.js';
@@ -17,11 +17,13 @@ import { followRetried, leftCampaignList, wroteSince } from './follow-ups.js';
 import { changeStatus } from './message-status.js';
 import {
   checkConsent,
+  handedOverBefore,
   handOver,
   messageTagOf,
   OUTSIDE_WINDOW,
   outsideWindow,
   outsideWindowMessage,
+  readyAgain,
   readyToGo,
   receiversFor,
   type Refusal,
@@ -122,17 +124,7 @@ export async function retryMessage(
     const { conversation } = await retryableOn(tx, accountId, message);
 
     const account = await getAccount(tx, accountId);
-    const deliveries = await deliveriesOf(tx, message.id);
-    const receivers = await receiversFor(tx, account, conversation);
-    const refused = await readyToGo(
-      tx,
-      gw,
-      account,
-      conversation,
-      message,
-      receivers,
-      !handedOverBefore(message, deliveries),
-    );
+    const { refused, receivers, deliveries } = await readyAgain(tx, gw, account, conversation, message);
     if (refused) throw refuse(refused.code, refused.message);
     const retried = await changeStatus(tx, message, pendingAgain(conversation, message));
     const handedOver = await handOver(tx, account, conversation, retried, receivers, deliveries);

@@ -3,7 +3,7 @@ import type { Account } from '../domain/accounts.js';
 import type { Contact } from '../domain/contacts.js';
 import type { Conversation } from '../domain/conversations.js';
 import { insufficientCredits, spend } from '../domain/credits.js';
-import { replyPayload, type Message } from '../domain/messages.js';
+import { deliveriesOf, replyPayload, type Message } from '../domain/messages.js';
 import { priceOf } from '../domain/prices.js';
 import { HUMAN_AGENT_WINDOW_MS, inServiceWindow } from '../domain/whatsapp.js';
 import { answersOnly, SERVICE_WINDOW_MS } from '../api-contract.js';
@@ -96,6 +96,28 @@ async function charge(
 export type Receivers = Array<{ target: string; url: string }>;
 export const receiversFor = async (r: Reader, account: Account, conversation: Conversation): Promise<Receivers> =>
   conversation.channel === 'custom' ? receiversOf(r, account, 'reply') : [];
+
+/** Whether the message was handed to its channel before (it was paid for then). */
+export const handedOverBefore = (message: Message, deliveries: Delivery[]) =>
+  message.provider !== null || deliveries.length > 0;
+
+/**
+ * A failed message about to be handed to its channel again (a retry, at once or in its campaign's queue): its
+ * deliveries so far and the receivers it goes to, and why it cannot go now (readyToGo), paid for unless it was
+ * handed to its channel before.
+ */
+export async function readyAgain(
+  tx: Tx,
+  gw: Gateway,
+  account: Account,
+  conversation: Conversation,
+  message: Message,
+): Promise<{ refused: Refusal | undefined; receivers: Receivers; deliveries: Delivery[] }> {
+  const deliveries = await deliveriesOf(tx, message.id);
+  const receivers = await receiversFor(tx, account, conversation);
+  const pay = !handedOverBefore(message, deliveries);
+  return { refused: await readyToGo(tx, gw, account, conversation, message, receivers, pay), receivers, deliveries };
+}
 
 /**
  * Why the message cannot be handed to its channel now, or undefined once it can: a custom channel needs a receiver
