@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import { setImmediate as yieldToRequests } from 'node:timers/promises';
-import { CsvError, parse as csvParser } from 'csv-parse';
+import type { CsvError } from 'csv-parse';
 import type { Gateway } from '../context.js';
 import { parseDuration } from './durations.js';
 import { ApiError, badRequest, FieldChecks, fieldError, notFound } from '../errors.js';
@@ -366,6 +366,7 @@ function readRow(
  * row rather than imported into the wrong fields, and the rest of the file still imports.
  */
 async function readCsv(file: string, columns: CsvColumns, given: string): Promise<RawRow[]> {
+  const { CsvError, parse: csvParser } = await import('csv-parse');
   const { text, delimiter } = separatorLine(file, given);
   const parser = Readable.from(slices(text, 256 * 1024)).pipe(
     csvParser({ bom: true, delimiter, relax_column_count: true, relax_quotes: true }),

@@ -1,5 +1,5 @@
 import { availableParallelism } from 'node:os';
-import { Piscina } from 'piscina';
+import type { Piscina } from 'piscina';
 import { ApiError } from '../errors.js';
 import { metrics } from '../metrics.js';
 
@@ -27,6 +27,8 @@ export class PasswordHashing {
     }
     this.admitted += 1;
     try {
+      // Loaded with the first password: a start, and every process that never checks one, are spared its modules.
+      const { Piscina } = await import('piscina');
       this.pool ??= new Piscina({
         filename: new URL('./password-worker.js', import.meta.url).href,
         minThreads: 0,

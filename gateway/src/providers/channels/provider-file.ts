@@ -1,4 +1,3 @@
-import got from 'got';
 import type { TargetPolicy } from '../../config.js';
 import { guard } from '../../outbound/guard.js';
 import { redact } from '../../domain/mask.js';
@@ -34,6 +33,7 @@ export async function readProviderFile(
     trustedOrigin?: string;
   },
 ): Promise<ProviderFile> {
+  const { got } = await import('got');
   const request = got(url, {
     headers: { authorization: options.authorization },
     timeout: { request: options.timeoutMs },
@@ -60,6 +60,7 @@ export async function readProviderJson(
   url: string,
   options: { authorization: string; secret: string; timeoutMs: number },
 ): Promise<Record<string, unknown>> {
+  const { got } = await import('got');
   try {
     const text = await got(url, {
       headers: { authorization: options.authorization },

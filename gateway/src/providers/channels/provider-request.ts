@@ -1,4 +1,3 @@
-import got from 'got';
 import { ChannelError } from '../../engine/ports/channel-provider.js';
 import { redact } from '../../domain/mask.js';
 
@@ -13,6 +12,7 @@ export async function postToProvider(
   body: { form: Record<string, string> } | { json: unknown },
   options: { authorization: string; timeoutMs: number; secret: string },
 ): Promise<{ status: number; answer: Record<string, unknown> | undefined }> {
+  const { got } = await import('got');
   let response;
   try {
     response = await got.post(endpoint, {

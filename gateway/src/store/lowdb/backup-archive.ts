@@ -5,7 +5,6 @@ import { join, posix } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
-import * as tar from 'tar';
 import { pageProblem } from './pages.js';
 
 /**
@@ -54,6 +53,7 @@ export class BackupArchiveError extends Error {}
  * would restore the damage.
  */
 export async function packArchive(dir: string, manifest: Manifest): Promise<Readable> {
+  const tar = await import('tar');
   const checksums = await checksumTree(dir, DATA);
   await writeFile(`${dir}/${MANIFEST}`, `${JSON.stringify({ ...manifest, checksums }, null, 2)}\n`, { mode: 0o600 });
   // portable: no owner names or ids of this machine in the archive. Compressed by Node's zlib stream, on the thread
@@ -71,6 +71,7 @@ export async function packArchive(dir: string, manifest: Manifest): Promise<Read
  * written anywhere.
  */
 export async function readArchive(file: string): Promise<Manifest> {
+  const tar = await import('tar');
   let text = '';
   let files = 0;
   let refused: string | undefined;
@@ -168,6 +169,7 @@ async function sha256Of(file: string): Promise<string> {
 
 /** Extracts the archive's `data/` into `into` (as `<into>/data`), refusing again whatever readArchive refuses. */
 export async function extractArchive(file: string, into: string): Promise<void> {
+  const tar = await import('tar');
   let refused: string | undefined;
   await explain(file, () =>
     tar.x({
