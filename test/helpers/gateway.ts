@@ -240,21 +240,29 @@ export function request<T = any>(
     payload = typeof opts.body === 'string' || Buffer.isBuffer(opts.body) ? opts.body : JSON.stringify(opts.body);
     headers['content-type'] ??= 'application/json';
   }
+  return sendAsIs(gw, method, url, headers, payload, opts.localAddress);
+}
+
+/**
+ * Sends one request as it is, on a connection kept to the gateway, and answers what came back; an answer of /v1 is
+ * held to the OpenAPI document.
+ */
+export function sendAsIs<T = any>(
+  gw: Pick<TestGateway, 'url' | 'ca'>,
+  method: string,
+  url: URL,
+  headers: Record<string, string>,
+  payload?: string | Buffer,
+  localAddress?: string,
+): Promise<Reply<T>> {
   // A Host header of the test's own would be checked against the certificate: the certificate's name is checked instead.
   const servername = headers.host === undefined ? undefined : 'localhost';
-  const send = (onKept: boolean): Promise<Reply<T>> =>
+  const attempt = (onKept: boolean): Promise<Reply<T>> =>
     new Promise((resolve, reject) => {
       let answered = false;
       const req = https.request(
         url,
-        {
-          method,
-          headers,
-          agent: onKept ? agentFor(gw) : false,
-          ...trusting(gw.ca),
-          localAddress: opts.localAddress,
-          servername,
-        },
+        { method, headers, agent: onKept ? agentFor(gw) : false, ...trusting(gw.ca), localAddress, servername },
         (res) => {
           answered = true;
           const chunks: Buffer[] = [];
@@ -278,14 +286,14 @@ export function request<T = any>(
         },
       );
       req.on('error', (err) => {
-        // A kept connection the gateway closed (it stopped, or restarted) as this request went out on it: the request
-        // never reached it, and goes again on a new connection.
-        if (onKept && req.reusedSocket && !answered) resolve(send(false));
+        // A kept connection the gateway closed (it stopped, restarted, or ended it after its last answer) as this
+        // request went out on it: the request never reached it, and goes again on a new connection.
+        if (onKept && req.reusedSocket && !answered) resolve(attempt(false));
         else reject(err);
       });
       req.end(payload);
     });
-  return send(true);
+  return attempt(true);
 }
 
 let counter = 0;
