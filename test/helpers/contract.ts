@@ -1,6 +1,19 @@
-import { appendFileSync, readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import {
+  appendFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
+import { _ } from 'ajv';
 import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
+import standaloneCode from 'ajv/dist/standalone';
 import addFormats from 'ajv-formats';
 
 /**
@@ -15,6 +28,10 @@ const DOCUMENT = path.resolve(__dirname, '../../gateway/dist/openapi.json');
 const DOCUMENT_ID = 'openapi.json';
 /** The folder the global setup makes for this run, where each test process writes what it saw. */
 export const SEEN_DIR_ENV = 'LEADCHAT_TEST_CONTRACT_SEEN_DIR';
+/** The folder of the document's validators, as the global setup wrote it for the run (`validatorsFolder`). */
+export const VALIDATORS_ENV = 'LEADCHAT_TEST_CONTRACT_VALIDATORS';
+const CACHE = path.resolve(__dirname, '../../node_modules/.cache/leadchat-contract');
+const load = createRequire(__filename);
 
 interface Header {
   required?: boolean;
@@ -39,9 +56,7 @@ interface Document {
   components: object;
 }
 
-let compiled:
-  | { doc: Document; routes: Array<{ pattern: RegExp; path: string }>; ajv: Ajv2020; headers: Set<string> }
-  | undefined;
+let compiled: { doc: Document; routes: Array<{ pattern: RegExp; path: string }>; headers: Set<string> } | undefined;
 const validators = new Map<string, ValidateFunction>();
 const seen = new Set<string>();
 
@@ -52,10 +67,6 @@ function contract() {
   const routes = Object.keys(doc.paths)
     .sort((a, b) => a.split('{').length - b.split('{').length)
     .map((p) => ({ path: p, pattern: new RegExp(`^/v1${p.replace(/\{\w+\}/g, '[^/]+')}/?$`, 'i') }));
-  const ajv = new Ajv2020({ strict: false, allErrors: true });
-  addFormats(ajv);
-  // The document's components once: each answer's schema refers to them there, so each is compiled once a file.
-  ajv.addSchema({ $id: DOCUMENT_ID, components: doc.components });
   // The headers the document speaks of, on any answer: an answer carrying one its response does not declare is refused.
   const headers = new Set(
     Object.values(doc.paths).flatMap((methods) =>
@@ -64,7 +75,7 @@ function contract() {
       ),
     ),
   );
-  compiled = { doc, routes, ajv, headers };
+  compiled = { doc, routes, headers };
   return compiled;
 }
 
@@ -83,16 +94,79 @@ export function operationOf(method: string, pathname: string): { path: string; o
   return route && operation ? { path: route.path, operation } : undefined;
 }
 
-function validatorOf(operation: Pick<Operation, 'operationId'>, status: string, schema: object): ValidateFunction {
-  const key = `${operation.operationId} ${status}`;
+/** What the check holds a value to, by the name `schemasOf` gives it. */
+function validatorOf(key: string): ValidateFunction {
   let validate = validators.get(key);
   if (!validate) {
-    validate = contract().ajv.compile(
-      JSON.parse(JSON.stringify(schema).replaceAll('"#/components/', `"${DOCUMENT_ID}#/components/`)),
-    );
+    const folder = (process.env[VALIDATORS_ENV] ??= validatorsFolder());
+    validate = (load(path.join(folder, fileOf(key))) as { validate: ValidateFunction }).validate;
     validators.set(key, validate);
   }
   return validate;
+}
+
+const fileOf = (key: string) => `${createHash('sha256').update(key).digest('hex').slice(0, 16)}.cjs`;
+
+const answerKey = (operationId: string, status: string) => `${operationId} ${status}`;
+// Headers share a few small schemas: one validator each, not one per operation.
+const headerKey = (schema: object) => `header ${JSON.stringify(schema)}`;
+const deliveryKey = (operationId: string, part: string) => `${operationId} ${part}`;
+
+/** Every schema the check holds something to: an answer's body, a header's value, a delivery's header and body. */
+function schemasOf(doc: Document): Map<string, object> {
+  const schemas = new Map<string, object>();
+  for (const methods of Object.values(doc.paths))
+    for (const op of Object.values(methods))
+      for (const [status, response] of Object.entries(op.responses)) {
+        const json = response.content?.['application/json'];
+        if (json) schemas.set(answerKey(op.operationId, status), json.schema);
+        for (const header of Object.values(response.headers ?? {}))
+          schemas.set(headerKey(header.schema), header.schema);
+      }
+  for (const { post } of Object.values(doc.webhooks)) {
+    for (const parameter of post.parameters.filter((p) => p.in === 'header'))
+      schemas.set(deliveryKey(post.operationId, parameter.name), parameter.schema);
+    schemas.set(deliveryKey(post.operationId, 'body'), post.requestBody.content['application/json']!.schema);
+  }
+  return schemas;
+}
+
+/**
+ * The document's validators as code (ajv's standalone code), one file each, written once for each version of the
+ * document and of ajv under node_modules/.cache: compiled in each test file, they cost ajv about 10 ms a schema,
+ * and a file meeting a hundred operations a second or more. The global setup writes them for the run; answers their
+ * folder.
+ */
+export function validatorsFolder(): string {
+  const text = readFileSync(DOCUMENT, 'utf8');
+  const { version } = load('ajv/package.json') as { version: string };
+  const folder = path.join(CACHE, createHash('sha256').update(`${version}\n${text}`).digest('hex').slice(0, 16));
+  if (existsSync(folder)) return folder;
+  const doc = JSON.parse(text) as Document;
+  const ajv = new Ajv2020({
+    strict: false,
+    allErrors: true,
+    // A component is a function of the file that names it, not written again into every schema naming it.
+    inlineRefs: false,
+    code: { source: true, formats: _`require("ajv-formats/dist/formats").fullFormats` },
+  });
+  addFormats(ajv);
+  // The components once, each schema referring to them there.
+  ajv.addSchema({ $id: DOCUMENT_ID, components: doc.components });
+  const written = `${folder}.${process.pid}`;
+  mkdirSync(written, { recursive: true });
+  [...schemasOf(doc)].forEach(([key, schema], i) => {
+    ajv.addSchema(
+      JSON.parse(JSON.stringify(schema).replaceAll('"#/components/', `"${DOCUMENT_ID}#/components/`)),
+      `s${i}`,
+    );
+    writeFileSync(path.join(written, fileOf(key)), standaloneCode(ajv, { validate: `s${i}` }));
+  });
+  renameSync(written, folder);
+  // An earlier document's validators: no run reads them again.
+  for (const other of readdirSync(CACHE))
+    if (path.join(CACHE, other) !== folder) rmSync(path.join(CACHE, other), { recursive: true, force: true });
+  return folder;
 }
 
 function record(operationId: string, status: number): void {
@@ -134,7 +208,7 @@ export function checkAnswer(
   } catch {
     throw new Error(`${where} with a body that is not JSON: ${answer.text.slice(0, 200)}`);
   }
-  const validate = validatorOf(operation, String(answer.status), json.schema);
+  const validate = validatorOf(answerKey(operation.operationId, String(answer.status)));
   if (!validate(body)) {
     const problems = (validate.errors ?? [])
       .slice(0, 5)
@@ -160,8 +234,7 @@ function checkHeaders(where: string, response: Response, headers: Record<string,
       if (header.required) throw new Error(`${where} without the ${name} header the document says it carries`);
       continue;
     }
-    // Headers share a few small schemas: one validator each, not one per operation.
-    const validate = validatorOf({ operationId: 'header' }, JSON.stringify(header.schema), header.schema);
+    const validate = validatorOf(headerKey(header.schema));
     const typed =
       (header.schema as { type?: string }).type === 'integer' && /^\d+$/.test(String(value)) ? Number(value) : value;
     if (!validate(typed)) throw new Error(`${where} with a ${name} header the document refuses: ${String(value)}`);
@@ -188,10 +261,10 @@ export function checkDelivery(received: { headers: Record<string, unknown>; body
       if (parameter.required) throw new Error(`${where} without the ${parameter.name} header`);
       continue;
     }
-    if (!validatorOf(webhook, parameter.name, parameter.schema)(value))
+    if (!validatorOf(deliveryKey(webhook.operationId, parameter.name))(value))
       throw new Error(`${where} with a ${parameter.name} header the document refuses: ${String(value)}`);
   }
-  const validate = validatorOf(webhook, 'body', webhook.requestBody.content['application/json']!.schema);
+  const validate = validatorOf(deliveryKey(webhook.operationId, 'body'));
   if (!validate(received.body)) {
     const problems = (validate.errors ?? [])
       .slice(0, 5)
