@@ -123,6 +123,44 @@ test('usage that crosses the threshold sends a new event with a new key, and onl
   expect(events[1]!.body.idempotency_key).not.toBe(event!.body.idempotency_key);
 });
 
+test("a request's grant that leaves the balance still below the threshold asks again at once, with the next key; other grants meanwhile do not", async () => {
+  const { agency, sub, hook } = await agencyWithSub();
+  await api(ctx.gw, agency, 'PUT', 'subaccounts/auto-recharge', {
+    body: { email: sub.email, threshold: 10, amount: 4 },
+  });
+  const [first] = await hook.waitFor(1);
+  const grant = (amount: number, key?: string) =>
+    api(ctx.gw, agency, 'POST', 'subaccounts/credits', {
+      headers: key ? { 'idempotency-key': key } : {},
+      body: { email: sub.email, amount },
+    });
+
+  // A grant of the agency's own while the request waits is not its answer: the request still waits.
+  expect((await grant(1)).body.new_balance).toBe(1);
+  await untilIdle(ctx.gw);
+  expect(hook.requests).toHaveLength(1);
+
+  // The request's own grant: 5 is still below 10, and the rule says to add 4 below 10.
+  expect((await grant(4, first!.body.idempotency_key)).body.new_balance).toBe(5);
+  const [, second] = await hook.waitFor(2);
+  expect(second!.body).toMatchObject({ balance: 5, threshold: 10, amount: 4 });
+  expect(second!.body.idempotency_key).not.toBe(first!.body.idempotency_key);
+  // The first request's grant made again is the same grant, and asks nothing more.
+  expect((await grant(4, first!.body.idempotency_key)).body.new_balance).toBe(5);
+  await untilIdle(ctx.gw);
+  expect(hook.requests).toHaveLength(2);
+
+  expect((await grant(4, second!.body.idempotency_key)).body.new_balance).toBe(9);
+  const [, , third] = await hook.waitFor(3);
+  expect((await grant(4, third!.body.idempotency_key)).body.new_balance).toBe(13);
+  await untilIdle(ctx.gw);
+  expect(hook.requests).toHaveLength(3);
+  expect((await api(ctx.gw, agency, 'GET', `subaccounts/${sub.id}/credits`)).body).toMatchObject({
+    balance: 13,
+    autoRecharge: { enabled: true, threshold: 10, amount: 4, pending: false },
+  });
+});
+
 test('saving the rule again withdraws a request its receiver missed and asks at once, with the next key', async () => {
   const { agency, sub, hook } = await agencyWithSub(ctx.gw, (n) => ({ status: n === 1 ? 404 : 200 }));
   const save = async (enabled = true) =>

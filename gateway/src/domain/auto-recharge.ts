@@ -142,6 +142,17 @@ const answeredBy = (gw: Gateway, inFlight: Delivery[], giveUpAt: number): number
       gw.config.webhookTimeoutMs,
   );
 
+/**
+ * After a grant: one made with the key of the request waiting is that request's answer, which ends it; a balance
+ * still below the threshold then asks at once for the next, under the next key, as the rule says (below it, add the
+ * amount), where it would wait for good: nobody else would grant it. Any other grant leaves the request waiting.
+ */
+export async function afterGrant(tx: Tx, subId: string, key: string | undefined): Promise<void> {
+  const rule = (await tx.get<Account>('accounts', subId))?.autoRecharge;
+  if (rule?.pending && key === rechargeKey(subId, rule.sequence)) await withdrawRequest(tx, subId);
+  else await checkAutoRecharge(tx, subId);
+}
+
 /** Ends the request waiting, and asks anew when the balance is still below the threshold of an enabled rule. */
 async function withdrawRequest(tx: Tx, subId: string): Promise<void> {
   const rule = (await tx.get<Account>('accounts', subId))?.autoRecharge;

@@ -4,7 +4,7 @@ import { ApiError, forbidden, notFound } from '../errors.js';
 import { newId, now } from '../ids.js';
 import type { Page, Reader, Tx } from '../store/store.js';
 import { findByEmail, getAccount, toCredits, type Account } from './accounts.js';
-import { checkAutoRecharge, publicAutoRecharge } from './auto-recharge.js';
+import { afterGrant, checkAutoRecharge, publicAutoRecharge } from './auto-recharge.js';
 import {
   MESSAGE_KINDS,
   type CreditsAnswer,
@@ -45,6 +45,8 @@ export async function grantCredits(
   gw: Gateway,
   agency: Account,
   input: { email: string; amount: number; description?: string },
+  /** The request's Idempotency-Key: the key of an auto-recharge request makes the grant that request's answer. */
+  key: string | undefined,
   /** Runs inside the grant's transaction, e.g. to remember the response of an idempotent request. */
   within: (tx: Tx, result: GrantResult) => Promise<void> = async () => undefined,
 ): Promise<GrantResult> {
@@ -69,7 +71,7 @@ export async function grantCredits(
       recharge: sub.autoRecharge?.pending === true,
       createdAt: now(),
     });
-    await checkAutoRecharge(tx, sub.id);
+    await afterGrant(tx, sub.id, key);
     creditsChanged(tx, sub.id);
     const granted: GrantResult = {
       success: true,

@@ -19,7 +19,7 @@ export function creditsRoutes(v1: Routes, gw: Gateway): void {
         const input = parse(creditGrant, req.body);
         const account = accountOf(res);
         const { status, response } = await idempotentAnswer(gw, req, res, account.id, 200, (keep) =>
-          grantCredits(gw, account, input, keep),
+          grantCredits(gw, account, input, req.get('idempotency-key'), keep),
         );
         res.status(status).json(response);
       },
