@@ -312,3 +312,23 @@ test("the console's stream tells credits.updated on a grant, a new threshold and
     strangers.close();
   }
 });
+
+test("an agency's console hears credits.updated when a sub-account's credits change: a grant by API key, a spend under the threshold", async () => {
+  const agency = await consoleAccount(ctx.gw, { type: 'agency', email: `${unique('agency')}@example.com` });
+  const sub = await createAccount(ctx.gw, { parentEmail: agency.email, email: `${unique('sub')}@example.com` });
+  const session = await signIn(ctx.gw, agency.email, agency.password);
+  const stream = await openStream(ctx.gw, '/console/api/stream', { cookie: session.cookie });
+  try {
+    const credited = () => stream.events.filter((e) => e.event === 'credits.updated');
+    // As an n8n workflow answering an auto-recharge request grants, with the agency's key.
+    await grant(agency, sub, 1);
+    await stream.until(() => credited().length === 1);
+
+    // 1 → 0: no longer pays for another message, which the sub-account's warning shows and the agency's page too.
+    const { list } = await campaign(sub);
+    await addLeads(sub, list.id, 1);
+    await stream.until(() => credited().length === 2);
+  } finally {
+    stream.close();
+  }
+});

@@ -5,6 +5,7 @@ import type { JobResult, Reader, Tx } from '../store/store.js';
 import { findByEmail, toCredits, type Account, type AutoRecharge } from './accounts.js';
 import { newJob, type JobKinds } from './job-kinds.js';
 import type { EventPayload } from './events.js';
+import { creditsChanged } from './credit-changes.js';
 import { emit, queueDelivery, type Delivery } from './webhooks.js';
 import type { autoRechargeAnswer } from '../contract/credits.js';
 import type { Answer } from '../contract/shared.js';
@@ -45,6 +46,8 @@ export async function checkAutoRecharge(tx: Tx, subId: string): Promise<void> {
 async function askForRecharge(tx: Tx, agency: Account, sub: Account, rule: AutoRecharge): Promise<void> {
   const sequence = rule.sequence + 1;
   await tx.update<Account>('accounts', sub.id, { autoRecharge: { ...rule, sequence, pending: true } });
+  // The agency's console shows the request waiting.
+  creditsChanged(tx, sub.id, agency.id);
   const deliveries = await emit(tx, agency, 'auto_recharge', requestEvent(sub, rule, sequence));
   await watchRequest(tx, agency.id, { subAccountId: sub.id, sequence, deliveryIds: deliveries.map((d) => d.id) });
 }

@@ -6,8 +6,10 @@ import type { Change, Tx } from '../store/store.js';
  */
 const CREDITS = 'credits';
 
-export function creditsChanged(tx: Tx, accountId: string): void {
+/** A sub-account's change is told to its agency too: the agency's console shows each sub-account's balance and history. */
+export function creditsChanged(tx: Tx, accountId: string, agencyId?: string | null): void {
   tx.publish(accountId, { kind: CREDITS }, CREDITS);
+  if (agencyId) tx.publish(agencyId, { kind: CREDITS }, CREDITS);
 }
 
 /** The stream's event for a published change: `credits.updated`, or none for a change of another kind. */

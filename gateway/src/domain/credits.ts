@@ -72,7 +72,7 @@ export async function grantCredits(
       createdAt: now(),
     });
     await afterGrant(tx, sub.id, key);
-    creditsChanged(tx, sub.id);
+    creditsChanged(tx, sub.id, agency.id);
     const granted: GrantResult = {
       success: true,
       sub_account_id: sub.id,
@@ -136,7 +136,8 @@ export async function spend(
   // Consoles are told of a spend only while a warning shows it (not of every spend, which a busy account makes many
   // times a second): the balance is under the account's threshold, or no longer pays for another message like it.
   const threshold = fresh.lowBalanceThresholdCents ?? null;
-  if ((threshold !== null && balanceCents < threshold) || balanceCents < amountCents) creditsChanged(tx, account.id);
+  if ((threshold !== null && balanceCents < threshold) || balanceCents < amountCents)
+    creditsChanged(tx, account.id, fresh.parentId);
   return balanceCents;
 }
 

@@ -1,6 +1,7 @@
-import { useCallback, useEffect, useState } from 'preact/hooks';
+import { useCallback, useRef, useState } from 'preact/hooks';
 import type { PageOf, SubAccount } from '../../answers.js';
 import { get } from '../../api.js';
+import { useLiveReload } from '../../live-reload.js';
 import { Panel } from '../../components/form.js';
 import { Loading } from '../../components/load.js';
 import { PageTitle } from '../../components/shell.js';
@@ -33,7 +34,10 @@ export function AgencyPage(_props: { session: SessionInfo }) {
     setNext(page.nextCursor);
     if (!cursor) setSelected((s) => s ?? page.data[0]?.id);
   }, []);
-  useEffect(() => void load(), [load]);
+  // Read again, as many as are shown, when a sub-account's credits change: a grant from n8n, a request asked.
+  const shown = useRef(0);
+  shown.current = subs?.length ?? 0;
+  useLiveReload(() => load(shown.current), [load], { concerns: (e) => e.event === 'credits.updated' });
 
   if (!subs)
     return (
