@@ -206,6 +206,64 @@ describe("LeadChat node: lists, campaign updates and a message's delivery status
     expect(unknown.error?.description).toMatch(/^HTTP 404 CONTACT_NOT_FOUND from GET \/contacts\/ct_nope\/messages\./);
   });
 
+  test("Message › Get Many: Newest First with a Limit gives a contact's latest messages; a Conversation ID, that conversation's alone", async () => {
+    const write = async (channel: string, body: string) => {
+      const received = await api('POST', '/incoming_custom_channel_message', {
+        customData: { messageSid: `sid-${channel}-${body}`, fromId: 'ana@example.com', toId: 'biz', channel, body },
+      });
+      expect(received.status).toBe(200);
+      return (await api('GET', `/messages/${received.body.messageId}`)).body as {
+        contactId: string;
+        conversationId: string;
+      };
+    };
+    const { contactId, conversationId: chat } = await write('web-chat', 'Chat 1');
+    const { conversationId: mail } = await write('email', 'Mail 1');
+    expect(mail).not.toBe(chat);
+    for (const body of ['Chat 2', 'Chat 3']) await write('web-chat', body);
+    await write('email', 'Mail 2');
+    // What the contact wrote; the account's notice that a person will answer comes once per conversation between.
+    const bodies = (run: Awaited<ReturnType<typeof runLeadChat>>) => {
+      expect(run.error).toBeUndefined();
+      return run
+        .output('LeadChat')
+        .map((item) => item.json)
+        .filter((message) => message.direction === 'incoming')
+        .map((message) => message.body);
+    };
+    const getMany = (fields: Record<string, unknown>) =>
+      runLeadChat(host, { resource: 'message', operation: 'getAll', contactId: byId(contactId), ...fields });
+
+    const latest = await getMany({ order: 'desc', limit: 2 });
+    expect(latest.output('LeadChat').map((item) => item.json.body)).toEqual(['Mail 2', 'Chat 3']);
+    expect(bodies(await getMany({ order: 'desc', returnAll: true }))).toEqual([
+      'Mail 2',
+      'Chat 3',
+      'Chat 2',
+      'Mail 1',
+      'Chat 1',
+    ]);
+    expect(bodies(await getMany({ filters: { conversationId: chat }, returnAll: true }))).toEqual([
+      'Chat 1',
+      'Chat 2',
+      'Chat 3',
+    ]);
+    const latestChat = await getMany({ filters: { conversationId: chat }, order: 'desc', limit: 1 });
+    expect(latestChat.output('LeadChat').map((item) => [item.json.body, item.json.conversationId])).toEqual([
+      ['Chat 3', chat],
+    ]);
+    // Saved before the order existed, a workflow reads the history from its start, as it did.
+    const oldest = await getMany({ limit: 2 });
+    expect(oldest.output('LeadChat').map((item) => item.json.body)).toEqual([
+      'Chat 1',
+      'Thanks for your message! A member of our team will get back to you shortly.',
+    ]);
+    const unknown = await getMany({ filters: { conversationId: 'cnv_none' } });
+    expect(unknown.error?.description).toMatch(
+      /^HTTP 404 CONVERSATION_NOT_FOUND from GET \/contacts\/ct_\w+\/messages\./,
+    );
+  });
+
   test('Message › Retry sends a failed message again once something receives it; one not failed is told so', async () => {
     const sent = await api('POST', '/send_custom_channel_message', {
       customData: { fromId: 'visitor-10', customChannel: 'livechat', body: 'Are you there?' },
