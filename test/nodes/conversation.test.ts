@@ -137,6 +137,28 @@ describe('LeadChat node: conversations', () => {
       ]);
     });
 
+    test("the Contact ID filter keeps each input item's contact's conversations, paired to it; an unknown contact fails saying so", async () => {
+      const visitors = ['visitor-3', 'visitor-7'];
+      const run = await runLeadChat(
+        host,
+        { resource: 'conversation', operation: 'getAll', returnAll: true, filters: { contactId: '={{ $json.id }}' } },
+        visitors.map((visitor) => ({ json: { id: contacts.get(visitor) } })),
+      );
+      expect(run.error).toBeUndefined();
+      expect(run.output('LeadChat').map((i) => [i.json.contactId, i.json.customChannel, i.pairedItem])).toEqual([
+        [contacts.get('visitor-3'), 'webchat', { item: 0 }],
+        [contacts.get('visitor-7'), 'webchat', { item: 1 }],
+      ]);
+      const unknown = await runLeadChat(host, {
+        resource: 'conversation',
+        operation: 'getAll',
+        filters: { contactId: 'ct_nobody' },
+      });
+      expect(unknown.error?.description).toMatch(
+        /^HTTP 404 CONTACT_NOT_FOUND from GET \/conversations\. Check the Contact ID/,
+      );
+    });
+
     test('a filter that matches nothing outputs no items', async () => {
       const run = await runLeadChat(host, {
         resource: 'conversation',

@@ -59,6 +59,15 @@ export const description = forOperation('conversation', 'getAll', [
         description: 'Only conversations on this channel',
       },
       {
+        displayName: 'Contact ID',
+        name: 'contactId',
+        type: 'string',
+        default: '',
+        placeholder: 'e.g. ct_V1StGXR8Z5jdHi6B',
+        description:
+          "Only this contact's conversations, one per channel: the contactId of a trigger event, of a contact or of Lead > Capture",
+      },
+      {
         displayName: 'Has Failed Message',
         name: 'failed',
         type: 'boolean',
@@ -107,7 +116,7 @@ export async function execute(
 ): Promise<IDataObject[]> {
   const filters = this.getNodeParameter('filters', itemIndex, {}) as IDataObject;
   const qs: IDataObject = {};
-  for (const key of ['status', 'campaignId', 'channel', 'assigneeId']) {
+  for (const key of ['status', 'campaignId', 'contactId', 'channel', 'assigneeId']) {
     const value = textOf(filters[key]).trim();
     if (value) qs[key] = value;
   }
@@ -117,7 +126,13 @@ export async function execute(
   }
   const conversations = await leadChatGetMany.call(
     this,
-    { path: '/conversations', qs, itemIndex, retry: settings.retry },
+    {
+      path: '/conversations',
+      qs,
+      itemIndex,
+      retry: settings.retry,
+      notFoundHint: 'Check the Contact ID: no contact of this account has this ID (an erased contact is gone).',
+    },
     readLimit.call(this, itemIndex),
   );
   return readSimplify.call(this, itemIndex) ? conversations.map(simplifyConversation) : conversations;
