@@ -398,6 +398,45 @@ describe('LeadChat node: errors, Continue On Fail, rate limits', () => {
       expect(run.output('LeadChat')[0]!.json).toEqual({ id: 'c1', email: 'a@example.com' });
     });
 
+    test('a 429 whose retries ran out says when the server takes requests again, in its words, per item', async () => {
+      nock('https://api.leadchat.test')
+        .get('/v1/contacts')
+        .query(true)
+        .reply(429, { error: { code: 'RATE_LIMITED', message: 'Too many requests' } }, { 'Retry-After': '3600' })
+        .get('/v1/contacts')
+        .query(true)
+        .reply(429, { error: 'Too many requests' }, { 'Retry-After': '42' })
+        .get('/v1/contacts')
+        .query(true)
+        .reply(429, { error: 'Too many requests' });
+      const run = await runLeadChat(
+        await hostedHost(),
+        {
+          resource: 'contact',
+          operation: 'get',
+          searchBy: 'email',
+          email: '={{ $json.email }}',
+          options: { maxRetries: 0 },
+        },
+        [
+          { json: { email: 'a@example.com' } },
+          { json: { email: 'b@example.com' } },
+          { json: { email: 'c@example.com' } },
+        ],
+        { continueOnFail: true },
+      );
+      const items = run.output('LeadChat').map((item) => item.json);
+      expect(items.map((item) => item.httpCode)).toEqual(['429', '429', '429']);
+      expect(items[0]!.details).toMatch(
+        /^HTTP 429 RATE_LIMITED from GET \/contacts\. Gave up after 0 retries\. The server asks to wait about 60 min before the next request\. The API key is over its rate limit/,
+      );
+      expect(items[1]!.details).toMatch(
+        /Gave up after 0 retries\. The server asks to wait 42 s before the next request\./,
+      );
+      // A server that names no time is not made to name one.
+      expect(items[2]!.details).not.toMatch(/asks to wait/);
+    });
+
     test("403 and the incoming endpoint's plain {error} shape come through in the API's words, key removed", async () => {
       nock('https://api.leadchat.test')
         .post('/v1/incoming_custom_channel_message')

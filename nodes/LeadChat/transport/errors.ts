@@ -168,6 +168,14 @@ export interface ApiErrorInput {
   notFoundHint?: string;
   /** Retries made before the budget for a 429 or a refusal for want of the store ran out. */
   retries?: number;
+  /** Seconds the server asked to wait before the next request (Retry-After, or the RateLimit header's reset). */
+  retryAfter?: number;
+}
+
+/** When the server says the next request may go, in words a builder can schedule by: `30 s`, `about 60 min`. */
+function waitWords(seconds: number): string {
+  const whole = Math.max(1, Math.ceil(seconds));
+  return whole < 120 ? `${whole} s` : `about ${Math.ceil(whole / 60)} min`;
 }
 
 /** Maps an HTTP error answer to the error n8n shows, carrying the API's own words and what to fix. */
@@ -180,7 +188,12 @@ export function leadChatApiError(node: INode, input: ApiErrorInput): NodeApiErro
       ? `Gave up after ${input.retries} ${input.retries === 1 ? 'retry' : 'retries'}.`
       : undefined;
   const specific = input.status === 404 && !isRouteMiss(failure) ? input.notFoundHint : undefined;
-  const hint = [retried, specific ?? hintFor(input.status, failure, endpoint)].filter(Boolean).join(' ');
+  // A rate limit or an outage that names its end says when running the item again can succeed.
+  const when =
+    input.retryAfter !== undefined && (input.status === 429 || input.status === 503)
+      ? `The server asks to wait ${waitWords(input.retryAfter)} before the next request.`
+      : undefined;
+  const hint = [retried, when, specific ?? hintFor(input.status, failure, endpoint)].filter(Boolean).join(' ');
   const response: JsonObject = {
     httpCode: String(input.status),
     message,

@@ -140,8 +140,9 @@ export async function leadChatRequest(this: LeadChatContext, request: LeadChatRe
     const passing =
       (statusCode === 429 && !isAuthThrottle(statusCode, failure)) ||
       isPassingStoreRefusal(statusCode, failure, request);
+    const retryAfter = retryAfterSeconds(response.headers, Date.now());
     if (passing && attempt < policy.maxRetries) {
-      const seconds = waitSeconds(retryAfterSeconds(response.headers, Date.now()), attempt, policy);
+      const seconds = waitSeconds(retryAfter, attempt, policy);
       await sleep(seconds * 1000);
       continue;
     }
@@ -156,6 +157,7 @@ export async function leadChatRequest(this: LeadChatContext, request: LeadChatRe
       notFoundHint: request.notFoundHint,
       // Retries are told of when the budget ran out, not when a retry met another answer (the record gone since).
       retries: passing ? attempt : undefined,
+      retryAfter,
     });
   }
 }
