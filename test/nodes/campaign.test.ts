@@ -89,6 +89,19 @@ describe('LeadChat node: campaigns', () => {
       expect(byDefault.output('LeadChat')).toHaveLength(50);
     });
 
+    test("Name Contains keeps the campaigns whose name holds each input item's text, paired to it", async () => {
+      const run = await runLeadChat(
+        host,
+        { resource: 'campaign', operation: 'getAll', returnAll: true, filters: { q: '={{ $json.name }}' } },
+        [{ json: { name: 'SMILE' } }, { json: { name: 'promo 10' } }],
+      );
+      expect(run.error).toBeUndefined();
+      expect(run.output('LeadChat').map((i) => [i.json.name, i.pairedItem])).toEqual([
+        ['Smile Dental', { item: 0 }],
+        ...Array.from({ length: 3 }, (_, n) => [`Autumn promo 10${n}`, { item: 1 }]),
+      ]);
+    });
+
     test('an account without campaigns outputs no items', async () => {
       const empty = await createAccount(gw);
       const emptyHost = await createHost({
