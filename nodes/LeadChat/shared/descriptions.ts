@@ -167,6 +167,29 @@ export const returnAllAndLimit: INodeProperties[] = [
   },
 ];
 
+/** A Get Many's Filters: the collection of `options` a builder adds one by one. */
+export function filtersOf(options: INodeProperties[]): INodeProperties {
+  return {
+    displayName: 'Filters',
+    name: 'filters',
+    type: 'collection',
+    placeholder: 'Add Filter',
+    default: {},
+    options,
+  };
+}
+
+/** The filter on a name, as the API's `q`, for the `records` of a Get Many ("lists", "campaigns"). */
+export function nameContains(records: string): INodeProperties {
+  return {
+    displayName: 'Name Contains',
+    name: 'q',
+    type: 'string',
+    default: '',
+    description: `Only the ${records} whose name holds this text; case and accents do not matter`,
+  };
+}
+
 /** How many records a Get Many returns: undefined for all of them. */
 export function readLimit(this: IExecuteFunctions, itemIndex: number): number | undefined {
   if (this.getNodeParameter('returnAll', itemIndex, false) as boolean) return undefined;

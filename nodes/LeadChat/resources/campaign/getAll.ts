@@ -1,6 +1,6 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { readLimit, returnAllAndLimit } from '../../shared/descriptions';
+import { filtersOf, nameContains, readLimit, returnAllAndLimit } from '../../shared/descriptions';
 import { forOperation } from '../../shared/display';
 import type { RunSettings } from '../../shared/types';
 import { leadChatGetMany } from '../../transport/paginate';
@@ -8,22 +8,7 @@ import { textOf } from '../../shared/text';
 
 export const description = forOperation('campaign', 'getAll', [
   ...returnAllAndLimit,
-  {
-    displayName: 'Filters',
-    name: 'filters',
-    type: 'collection',
-    placeholder: 'Add Filter',
-    default: {},
-    options: [
-      {
-        displayName: 'Name Contains',
-        name: 'q',
-        type: 'string',
-        default: '',
-        description: 'Only the campaigns whose name holds this text; case and accents do not matter',
-      },
-    ],
-  },
+  filtersOf([nameContains('campaigns')]),
 ]);
 
 /** The campaigns of the account, oldest first, or those whose name holds a text, one output item each. */

@@ -1,30 +1,12 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { readLimit, returnAllAndLimit } from '../../shared/descriptions';
+import { filtersOf, nameContains, readLimit, returnAllAndLimit } from '../../shared/descriptions';
 import { forOperation } from '../../shared/display';
 import type { RunSettings } from '../../shared/types';
 import { leadChatGetMany } from '../../transport/paginate';
 import { textOf } from '../../shared/text';
 
-export const description = forOperation('list', 'getAll', [
-  ...returnAllAndLimit,
-  {
-    displayName: 'Filters',
-    name: 'filters',
-    type: 'collection',
-    placeholder: 'Add Filter',
-    default: {},
-    options: [
-      {
-        displayName: 'Name Contains',
-        name: 'q',
-        type: 'string',
-        default: '',
-        description: 'Only the lists whose name holds this text; case and accents do not matter',
-      },
-    ],
-  },
-]);
+export const description = forOperation('list', 'getAll', [...returnAllAndLimit, filtersOf([nameContains('lists')])]);
 
 /** The lists of the account, oldest first, one output item each. */
 export async function execute(

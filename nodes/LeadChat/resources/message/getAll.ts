@@ -1,6 +1,6 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { readLimit, returnAllAndLimit } from '../../shared/descriptions';
+import { filtersOf, readLimit, returnAllAndLimit } from '../../shared/descriptions';
 import { forOperation } from '../../shared/display';
 import { contactLocator, readPicked } from '../../shared/locators';
 import type { RunSettings } from '../../shared/types';
@@ -33,24 +33,17 @@ export const description = forOperation('message', 'getAll', [
         }
       : field,
   ),
-  {
-    displayName: 'Filters',
-    name: 'filters',
-    type: 'collection',
-    placeholder: 'Add Filter',
-    default: {},
-    options: [
-      {
-        displayName: 'Conversation ID',
-        name: 'conversationId',
-        type: 'string',
-        default: '',
-        placeholder: 'e.g. cnv_V1StGXR8Z5jdHi6B',
-        description:
-          "Only the messages of this conversation of the contact's (one channel): the conversationId of a trigger event or of Conversation > Get Many",
-      },
-    ],
-  },
+  filtersOf([
+    {
+      displayName: 'Conversation ID',
+      name: 'conversationId',
+      type: 'string',
+      default: '',
+      placeholder: 'e.g. cnv_V1StGXR8Z5jdHi6B',
+      description:
+        "Only the messages of this conversation of the contact's (one channel): the conversationId of a trigger event or of Conversation > Get Many",
+    },
+  ]),
 ]);
 
 /**
