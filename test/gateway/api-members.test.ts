@@ -569,6 +569,35 @@ describe('replies and assignment', () => {
     );
   });
 
+  test('two answering an unassigned conversation at once: the second reply, seen unassigned, is not sent and says who has it', async () => {
+    const { gw } = ctx;
+    const account = await createAccount(gw);
+    const [rita, sam] = [await join(gw, account, 'agent', unique('Rita')), await join(gw, account, 'agent')];
+    await api(gw, account, 'POST', 'incoming_custom_channel_message', { body: incoming() });
+    const { id, contactId } = (await api(gw, account, 'GET', 'conversations')).body.data[0];
+    const reply = (who: Joined, body: string, expectedAssigneeId: string | null) =>
+      as(gw, who, 'POST', `contacts/${contactId}/messages`, { body, conversationId: id, expectedAssigneeId });
+
+    // Both read it unassigned; Rita's reply goes first and makes it hers.
+    expect((await reply(rita, 'Hello, Rita here', null)).status).toBe(201);
+    const late = await reply(sam, 'Hello, Sam here', null);
+    expectApiError(late, 409, 'ASSIGNEE_CHANGED');
+    expect(late.body.error.message).toBe(
+      `${rita.name} has had this conversation since it was read: your reply was not sent`,
+    );
+    const sent = (await api(gw, account, 'GET', `contacts/${contactId}/messages?conversationId=${id}`)).body.data;
+    expect(sent.filter((m: { author: string }) => m.author === 'team').map((m: { body: string }) => m.body)).toEqual([
+      'Hello, Rita here',
+    ]);
+    // Seen as Rita's, anyone may still answer; Rita answers hers whatever she read; and so may a workflow.
+    expect((await reply(sam, 'Sam again, helping out', rita.id)).status).toBe(201);
+    expect((await reply(rita, 'Rita again', null)).status).toBe(201);
+    expect(
+      (await api(gw, account, 'POST', `contacts/${contactId}/messages`, { body: { body: 'A workflow' } })).status,
+    ).toBe(201);
+    expect((await api(gw, account, 'GET', `conversations/${id}`)).body.assigneeId).toBe(rita.id);
+  });
+
   test('assign to a member, the owner or nobody; filter by assignee, none and me', async () => {
     const { gw } = ctx;
     const [account, other] = [await createAccount(gw), await createAccount(gw)];

@@ -10,7 +10,7 @@ import {
   updateConversation,
   type Conversation,
 } from '../domain/conversations.js';
-import { takeTurn, tellTeam } from '../domain/assignment.js';
+import { assigneeOf, takeTurn, tellTeam } from '../domain/assignment.js';
 import { recordStep } from '../domain/funnel.js';
 import type { Actor } from '../domain/members.js';
 import type { Message } from '../domain/messages.js';
@@ -164,6 +164,8 @@ export async function teamReply(
   reply: {
     body: string;
     conversationId?: string;
+    /** Who the caller saw having the conversation (null: nobody), when they say. */
+    expected?: string | null;
     by: Actor;
     takes: boolean;
     /** Keeps the reply's answer in its own transaction, for an Idempotency-Key to replay (domain/idempotency). */
@@ -189,6 +191,16 @@ export async function teamReply(
         409,
         'NO_CONVERSATION',
         "The contact has no conversation yet: one starts with a campaign's opening message or a message from the contact",
+      );
+    }
+    // Someone else took it since it was read: they are answering it, and the contact should not get two answers.
+    const now = conversation.assigneeId ?? null;
+    if (reply.expected !== undefined && now !== reply.expected && now !== null && now !== by.id) {
+      const taker = await assigneeOf(tx, account, conversation);
+      throw new ApiError(
+        409,
+        'ASSIGNEE_CHANGED',
+        `${taker?.name ?? 'Someone else'} has had this conversation since it was read: your reply was not sent`,
       );
     }
     // Refused while the person can still shorten it: the channel would refuse it after it was stored and paid for.

@@ -204,6 +204,7 @@ export const OPERATIONS: Record<string, Partial<Record<'get' | 'post' | 'put' | 
       description:
         "Sent on the conversation's channel (the bot stops there); 409 CONTACT_UNREACHABLE when the contact has no address there; " +
         '400 VALIDATION_ERROR naming body when it is longer than the channel takes in one message (SMS 1,600 characters, WhatsApp 4,096, Messenger 2,000, Instagram 1,000 bytes). ' +
+        "With expectedAssigneeId, only if the conversation is still theirs or the caller's: 409 ASSIGNEE_CHANGED, naming who has it now, when someone else took it meanwhile. " +
         'The same Idempotency-Key with the same body answers the first reply again (Idempotent-Replayed: true) and sends nothing.',
       body: schemas.teamMessage,
       takes: ['Idempotency-Key'],
@@ -219,6 +220,7 @@ export const OPERATIONS: Record<string, Partial<Record<'get' | 'post' | 'put' | 
           'OUTSIDE_24H_WINDOW',
           'NO_CONVERSATION',
           'NO_RECEIVER',
+          'ASSIGNEE_CHANGED',
           'IDEMPOTENCY_IN_FLIGHT',
         ],
         422: ['IDEMPOTENCY_KEY_REUSED'],

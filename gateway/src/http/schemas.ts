@@ -719,7 +719,16 @@ export const assignment = z.object({
 
 export const botState = z.object({ active: z.boolean({ error: 'must be true or false' }) });
 
-export const teamMessage = z.object({ body: nonBlank(T.teamMessage), conversationId: id.optional() });
+export const teamMessage = z.object({
+  body: nonBlank(T.teamMessage),
+  conversationId: id.optional(),
+  expectedAssigneeId: id
+    .nullable()
+    .optional()
+    .describe(
+      'Who the caller saw having the conversation (null: nobody): the reply is sent only if they, or the caller, still have it, else 409 ASSIGNEE_CHANGED, so that two people answering at once do not both write to the contact',
+    ),
+});
 
 /** The bodies of PUT /v1/channels/{twilio,whatsapp,messenger,instagram}, defined with the credentials they hold. */
 export {

@@ -113,7 +113,7 @@ export function contactsRoutes(v1: Routes, gw: Gateway): void {
     post: [
       jsonBody(),
       async (req, res) => {
-        const { body, conversationId } = parse(teamMessage, req.body);
+        const { body, conversationId, expectedAssigneeId } = parse(teamMessage, req.body);
         const account = accountOf(res);
         // A reply whose answer was lost, sent again with its Idempotency-Key, reaches the contact once.
         const { status, response } = await idempotentAnswer(gw, req, res, account.id, 201, async (keep) =>
@@ -121,6 +121,7 @@ export function contactsRoutes(v1: Routes, gw: Gateway): void {
             await teamReply(gw, account, String(req.params.id), {
               body,
               conversationId,
+              expected: expectedAssigneeId,
               by: actorOf(res),
               takes: bySession(res),
               remember: (tx, sent) => keep(tx, publicMessage(sent)),

@@ -436,18 +436,29 @@ function ReplyForm(props: { conversation: Conversation; onSend: () => void; onSe
   const [body, setBody] = useState('');
   const [notSent, setNotSent] = useState<string | undefined>(undefined);
   const key = useIdempotencyKey();
+  const seen = useRef<{ body: string; assigneeId: string | null } | undefined>(undefined);
   const submit = (e: SubmitEvent) => {
     e.preventDefault();
     props.onSend();
     setNotSent(undefined);
-    const reply = { body, conversationId: props.conversation.id };
+    // Only while nobody else took it since it was read: a colleague answering meanwhile is told, not doubled. Who
+    // was seen stays that of the reply's first sending, so that one sent again after a lost answer is the same
+    // request, though the reply itself made the conversation ours meanwhile.
+    if (seen.current?.body !== body) seen.current = { body, assigneeId: props.conversation.assigneeId ?? null };
+    const reply = { body, conversationId: props.conversation.id, expectedAssigneeId: seen.current.assigneeId };
     const path = `/v1/contacts/${encodeURIComponent(props.conversation.contactId)}/messages`;
     void sending.run(
-      () => call<Message>('POST', path, reply, key.headers(reply)),
+      async () => {
+        const res = await call<Message>('POST', path, reply, key.headers(reply));
+        // Told who has it now: sent again, the reply is meant for them to see too.
+        if (res.code === 'ASSIGNEE_CHANGED') seen.current = undefined;
+        return res;
+      },
       (m) => (notSentWhy(m) ? '' : 'Reply sent.'),
       (m) => {
         // Stored all the same, in the thread: typed again it would be a second reply once the first is retried.
         key.made();
+        seen.current = undefined;
         setBody('');
         setNotSent(notSentWhy(m));
         props.onSent();
