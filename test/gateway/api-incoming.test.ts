@@ -91,6 +91,22 @@ describe('validation (§2.4) → 400 {error:"<message>"}', () => {
     expectPlainError(await receive('{"customData": {"fromId": '), 400);
   });
 
+  test('text that cannot be stored is refused naming its field and why: an emoji cut in two, a NUL', async () => {
+    // A widget that keeps the first 12 UTF-16 units of "Hello there 😀" keeps half of the emoji.
+    const cut = 'Hello there 😀'.slice(0, 13);
+    const d = valid();
+    const halved = await receive({ customData: { ...d, body: cut } });
+    expectPlainError(halved, 400);
+    expect(halved.body.error).toMatch(/^customData\.body: must be valid Unicode: .*surrogate pair.*emoji cut in two/);
+    const nul = await receive({ customData: { ...d, firstName: 'Ana\u0000' } });
+    expectPlainError(nul, 400);
+    expect(nul.body.error).toBe('customData.firstName: must not contain NUL (\\u0000) characters');
+    // Nothing of either was kept: the messageSid is the message's once it is sent whole.
+    const whole = await receive({ customData: d });
+    expect(whole.status).toBe(200);
+    expect(await messagesOf((await message(whole.body.messageId)).contactId)).toHaveLength(1);
+  });
+
   test('a rejected message stores nothing: its messageSid is accepted afterwards', async () => {
     const d = valid();
     expectPlainError(await receive({ customData: { ...d, body: '   ' } }), 400);

@@ -48,6 +48,42 @@ export function textFault(value: unknown): TextFault | undefined {
   return undefined;
 }
 
+/**
+ * Where the first string of a parsed value that may not be stored is (`customData.body`, `tags.2`; an empty path for
+ * the value itself), whether it is a key there, and why. Each place knows its parent's, so a deep value costs a step
+ * per string, not a copy of its path per level.
+ */
+export function textFaultAt(value: unknown): { path: string[]; key: boolean; fault: TextFault } | undefined {
+  interface Place {
+    value: unknown;
+    key?: string;
+    parent?: Place;
+  }
+  const pathOf = (place: Place): string[] => {
+    const keys: string[] = [];
+    for (let at: Place | undefined = place; at?.key !== undefined; at = at.parent) keys.push(at.key);
+    return keys.reverse();
+  };
+  const pending: Place[] = [{ value }];
+  while (pending.length) {
+    const place = pending.pop()!;
+    const item = place.value;
+    if (typeof item === 'string') {
+      const fault = stringFault(item);
+      if (fault) return { path: pathOf(place), key: false, fault };
+    } else if (typeof item === 'object' && item !== null) {
+      // A parsed body is plain data: its keys are all its own (an array's are its indexes), and for...in makes no
+      // array of entries.
+      for (const key in item) {
+        const fault = stringFault(key);
+        if (fault) return { path: pathOf(place), key: true, fault };
+        pending.push({ value: (item as Record<string, unknown>)[key], key, parent: place });
+      }
+    }
+  }
+  return undefined;
+}
+
 /** Whether every string of a parsed value, keys included, may be stored. */
 export const storableText = (value: unknown): boolean => textFault(value) === undefined;
 

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import express, { type RequestHandler } from 'express';
-import { storableText, utf8 } from '../../domain/storable-text.js';
+import { textFaultAt, utf8, type TextFault } from '../../domain/storable-text.js';
 import { ApiError, badRequest } from '../../errors.js';
 
 /**
@@ -19,8 +19,8 @@ export function jsonBody(limit: number | string = '100kb'): RequestHandler {
     if (type && UTF8_ALIAS.test(type)) req.headers['content-type'] = type.replace(UTF8_ALIAS, '$1utf-8$2');
     parse(req, res, (err?: unknown) => {
       if (err) return next(err);
-      if (!storableText(req.body))
-        return next(badRequest('Text must be valid Unicode without NUL (\\u0000) characters'));
+      const text = textFaultAt(req.body);
+      if (text) return next(textRefused(text));
       const proto = protoKeyIn(req.body);
       next(proto === undefined ? undefined : protoRefused(proto));
     });
@@ -74,6 +74,20 @@ function protoKeyIn(body: unknown): string | undefined {
     }
   }
   return undefined;
+}
+
+/**
+ * Text that may not be stored, refused naming where it is: a widget that cuts a message at a length in UTF-16 units
+ * cuts an emoji in two now and then, and its developer is told which field holds the half, and that it is one.
+ */
+function textRefused({ path, key, fault }: { path: string[]; key: boolean; fault: TextFault }): ApiError {
+  const field = path.join('.') || 'body';
+  const what =
+    fault === 'nul'
+      ? 'must not contain NUL (\\u0000) characters'
+      : 'must be valid Unicode: it holds half of a surrogate pair (\\ud800 to \\udfff) without the other, as an emoji cut in two does';
+  const message = key ? `a key ${what}` : what;
+  return new ApiError(400, 'VALIDATION_ERROR', `${field}: ${message}`, {}, [{ field, code: 'INVALID', message }]);
 }
 
 const protoRefused = (field: string) =>
