@@ -183,6 +183,17 @@ describe('delivery to the Custom Channel Webhook URL', () => {
     expect(second - first).toBeGreaterThanOrEqual(1900);
   });
 
+  test('a Retry-After shorter than the schedule waits the schedule: "503, Retry-After: 0" spends no retry at once', async () => {
+    const hook = await receiver(() => ({ status: 503, headers: { 'retry-after': '0' } }));
+    const account = await accountWith(hook.url);
+    const m = await settledMessage(ctx.gw, account, (await send(account, { fromId: unique('u') })).body.messageId);
+    expect(m.status).toBe('failed');
+    const at = m.deliveries[0].attempts.map((a: { at: string }) => Date.parse(a.at));
+    expect(at).toHaveLength(4);
+    // The schedule says 100 ms (±20 %) before each retry; the receiver asked for none.
+    for (let i = 1; i < at.length; i++) expect(at[i]! - at[i - 1]!).toBeGreaterThanOrEqual(80);
+  });
+
   test.each([400, 404, 410])('%i → failed at once, with the error visible', async (status) => {
     const hook = await receiver(() => ({ status, body: 'no such conversation' }));
     const account = await accountWith(hook.url);

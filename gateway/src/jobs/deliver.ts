@@ -17,7 +17,7 @@ const MAX_RETRY_AFTER_MS = 6 * 3_600_000;
 
 /**
  * Posts one delivery to its receiver, signed per Standard Webhooks. 2xx: sent. Network error, timeout, 408,
- * 429 or 5xx: retried on the configured schedule with jitter (or after Retry-After). Other 4xx, or the last
+ * 429 or 5xx: retried on the configured schedule with jitter (or after a longer Retry-After). Other 4xx, or the last
  * attempt: failed. Every attempt is recorded on the delivery.
  */
 export async function deliver(gw: JobContext, job: Job<JobKinds['deliver']>): Promise<JobResult> {
@@ -58,7 +58,9 @@ export async function deliver(gw: JobContext, job: Job<JobKinds['deliver']>): Pr
   // A delivery sent again by hand gets the whole schedule anew.
   const retriesDone = delivery.attempts.length - (delivery.roundStart ?? 0);
   if (retriesDone >= delays.length) return record(gw, delivery, url, attempt, { subscription });
-  const delay = retryAfterMs ?? jitter(delays[retriesDone]!);
+  // A receiver's Retry-After lengthens the wait, never shortens it: one down behind a proxy that answers every request
+  // "503, Retry-After: 0" (or a rate limiter's "1") would otherwise spend the whole schedule in a second.
+  const delay = Math.max(retryAfterMs ?? 0, jitter(delays[retriesDone]!));
   return record(gw, delivery, url, attempt, { retryAt: clockNow() + delay, subscription });
 }
 
