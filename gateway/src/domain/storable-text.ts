@@ -24,34 +24,10 @@ function stringFault(text: string): TextFault | undefined {
 }
 
 /**
- * A fault of a parsed value's strings, keys included, or undefined when all of it may be stored. The walk keeps its
- * own stack, since a hostile body may nest deeper than the call stack goes.
- */
-export function textFault(value: unknown): TextFault | undefined {
-  const pending: unknown[] = [value];
-  while (pending.length) {
-    const item = pending.pop();
-    if (typeof item === 'string') {
-      const fault = stringFault(item);
-      if (fault) return fault;
-    } else if (Array.isArray(item)) {
-      pending.push(...item);
-    } else if (typeof item === 'object' && item !== null) {
-      // A parsed body is plain data: its keys are all its own, and for...in makes no array of entries.
-      for (const key in item) {
-        const fault = stringFault(key);
-        if (fault) return fault;
-        pending.push((item as Record<string, unknown>)[key]);
-      }
-    }
-  }
-  return undefined;
-}
-
-/**
  * Where the first string of a parsed value that may not be stored is (`customData.body`, `tags.2`; an empty path for
- * the value itself), whether it is a key there, and why. Each place knows its parent's, so a deep value costs a step
- * per string, not a copy of its path per level.
+ * the value itself), whether it is a key there, and why. The walk keeps its own stack, since a hostile body may nest
+ * deeper than the call stack goes; each place knows its parent's, so a deep value costs a step per string, not a copy
+ * of its path per level.
  */
 export function textFaultAt(value: unknown): { path: string[]; key: boolean; fault: TextFault } | undefined {
   interface Place {
@@ -83,6 +59,9 @@ export function textFaultAt(value: unknown): { path: string[]; key: boolean; fau
   }
   return undefined;
 }
+
+/** A fault of a parsed value's strings, keys included, or undefined when all of it may be stored. */
+export const textFault = (value: unknown): TextFault | undefined => textFaultAt(value)?.fault;
 
 /** Whether every string of a parsed value, keys included, may be stored. */
 export const storableText = (value: unknown): boolean => textFault(value) === undefined;
