@@ -1,6 +1,7 @@
-import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { DEFAULT_RETRY_POLICY } from '../transport/rateLimit';
+import { textOf } from './text';
 import type { RunSettings } from './types';
 
 /** A list, picked from the server's lists (GET /lists, where the server has it) or given by ID. */
@@ -188,6 +189,26 @@ export function nameContains(records: string): INodeProperties {
     default: '',
     description: `Only the ${records} whose name holds this text; case and accents do not matter`,
   };
+}
+
+/**
+ * The filters an item set, as the API's query parameters: each of `texts` trimmed (an empty one not sent), each of
+ * `switches` as `true` or `false` (one not added is neither, and filters nothing).
+ */
+export function readFilters(
+  this: IExecuteFunctions,
+  itemIndex: number,
+  texts: string[],
+  switches: string[] = [],
+): IDataObject {
+  const filters = this.getNodeParameter('filters', itemIndex, {}) as IDataObject;
+  const qs: IDataObject = {};
+  for (const name of texts) {
+    const value = textOf(filters[name]).trim();
+    if (value) qs[name] = value;
+  }
+  for (const name of switches) if (typeof filters[name] === 'boolean') qs[name] = String(filters[name]);
+  return qs;
 }
 
 /** How many records a Get Many returns: undefined for all of them. */

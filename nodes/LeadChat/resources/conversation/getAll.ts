@@ -1,11 +1,10 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { filtersOf, readLimit, returnAllAndLimit } from '../../shared/descriptions';
+import { filtersOf, readFilters, readLimit, returnAllAndLimit } from '../../shared/descriptions';
 import { forOperation } from '../../shared/display';
 import { readSimplify, simplifyConversation, simplifyFields } from '../../shared/simplify';
 import type { RunSettings } from '../../shared/types';
 import { leadChatGetMany } from '../../transport/paginate';
-import { textOf } from '../../shared/text';
 
 export const description = forOperation('conversation', 'getAll', [
   ...returnAllAndLimit,
@@ -107,16 +106,12 @@ export async function execute(
   itemIndex: number,
   settings: RunSettings,
 ): Promise<IDataObject[]> {
-  const filters = this.getNodeParameter('filters', itemIndex, {}) as IDataObject;
-  const qs: IDataObject = {};
-  for (const key of ['status', 'campaignId', 'contactId', 'channel', 'assigneeId']) {
-    const value = textOf(filters[key]).trim();
-    if (value) qs[key] = value;
-  }
-  // The API takes these as `true` or `false`; a filter not added is neither, and keeps every conversation.
-  for (const key of ['failed', 'needsReply', 'reminded']) {
-    if (typeof filters[key] === 'boolean') qs[key] = String(filters[key]);
-  }
+  const qs = readFilters.call(
+    this,
+    itemIndex,
+    ['status', 'campaignId', 'contactId', 'channel', 'assigneeId'],
+    ['failed', 'needsReply', 'reminded'],
+  );
   const conversations = await leadChatGetMany.call(
     this,
     {

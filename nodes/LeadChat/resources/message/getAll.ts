@@ -1,11 +1,10 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { filtersOf, readLimit, returnAllAndLimit } from '../../shared/descriptions';
+import { filtersOf, readFilters, readLimit, returnAllAndLimit } from '../../shared/descriptions';
 import { forOperation } from '../../shared/display';
 import { contactLocator, readPicked } from '../../shared/locators';
 import type { RunSettings } from '../../shared/types';
 import { leadChatGetMany } from '../../transport/paginate';
-import { textOf } from '../../shared/text';
 
 export const description = forOperation('message', 'getAll', [
   { ...contactLocator, description: 'The contact whose messages to get, on every channel' },
@@ -57,12 +56,9 @@ export async function execute(
   settings: RunSettings,
 ): Promise<IDataObject[]> {
   const contactId = readPicked.call(this, 'contactId', 'Contact', itemIndex);
-  const qs: IDataObject = {};
+  const qs = readFilters.call(this, itemIndex, ['conversationId']);
   // Workflows saved before the option existed read oldest first, as they did; the API's default is the same.
   if (this.getNodeParameter('order', itemIndex, 'asc') === 'desc') qs.order = 'desc';
-  const { conversationId } = this.getNodeParameter('filters', itemIndex, {}) as { conversationId?: unknown };
-  const conversation = textOf(conversationId).trim();
-  if (conversation) qs.conversationId = conversation;
   return await leadChatGetMany.call(
     this,
     {
@@ -70,7 +66,7 @@ export async function execute(
       qs,
       itemIndex,
       retry: settings.retry,
-      notFoundHint: conversation
+      notFoundHint: qs.conversationId
         ? 'Check the Contact and the Conversation ID: no contact, or no conversation, of this account has this ID (an erased contact is gone).'
         : 'Check the Contact: no contact of this account has this ID (an erased contact is gone).',
     },
