@@ -107,10 +107,10 @@ function validatorOf(key: string): ValidateFunction {
 
 const fileOf = (key: string) => `${createHash('sha256').update(key).digest('hex').slice(0, 16)}.cjs`;
 
-const answerKey = (operationId: string, status: string) => `${operationId} ${status}`;
+/** An operation's schema by its part: an answer's status, or a delivery's header or `body`. */
+const partKey = (operationId: string, part: string) => `${operationId} ${part}`;
 // Headers share a few small schemas: one validator each, not one per operation.
 const headerKey = (schema: object) => `header ${JSON.stringify(schema)}`;
-const deliveryKey = (operationId: string, part: string) => `${operationId} ${part}`;
 
 /** Every schema the check holds something to: an answer's body, a header's value, a delivery's header and body. */
 function schemasOf(doc: Document): Map<string, object> {
@@ -119,14 +119,14 @@ function schemasOf(doc: Document): Map<string, object> {
     for (const op of Object.values(methods))
       for (const [status, response] of Object.entries(op.responses)) {
         const json = response.content?.['application/json'];
-        if (json) schemas.set(answerKey(op.operationId, status), json.schema);
+        if (json) schemas.set(partKey(op.operationId, status), json.schema);
         for (const header of Object.values(response.headers ?? {}))
           schemas.set(headerKey(header.schema), header.schema);
       }
   for (const { post } of Object.values(doc.webhooks)) {
     for (const parameter of post.parameters.filter((p) => p.in === 'header'))
-      schemas.set(deliveryKey(post.operationId, parameter.name), parameter.schema);
-    schemas.set(deliveryKey(post.operationId, 'body'), post.requestBody.content['application/json']!.schema);
+      schemas.set(partKey(post.operationId, parameter.name), parameter.schema);
+    schemas.set(partKey(post.operationId, 'body'), post.requestBody.content['application/json']!.schema);
   }
   return schemas;
 }
@@ -208,7 +208,7 @@ export function checkAnswer(
   } catch {
     throw new Error(`${where} with a body that is not JSON: ${answer.text.slice(0, 200)}`);
   }
-  const validate = validatorOf(answerKey(operation.operationId, String(answer.status)));
+  const validate = validatorOf(partKey(operation.operationId, String(answer.status)));
   if (!validate(body)) {
     const problems = (validate.errors ?? [])
       .slice(0, 5)
@@ -261,10 +261,10 @@ export function checkDelivery(received: { headers: Record<string, unknown>; body
       if (parameter.required) throw new Error(`${where} without the ${parameter.name} header`);
       continue;
     }
-    if (!validatorOf(deliveryKey(webhook.operationId, parameter.name))(value))
+    if (!validatorOf(partKey(webhook.operationId, parameter.name))(value))
       throw new Error(`${where} with a ${parameter.name} header the document refuses: ${String(value)}`);
   }
-  const validate = validatorOf(deliveryKey(webhook.operationId, 'body'));
+  const validate = validatorOf(partKey(webhook.operationId, 'body'));
   if (!validate(received.body)) {
     const problems = (validate.errors ?? [])
       .slice(0, 5)
