@@ -1,6 +1,7 @@
 // The tests compile this module too, against an older standard library: String#isWellFormed is ES2024.
 /// <reference lib="es2024.string" />
 import { isUtf8 } from 'node:buffer';
+import { firstFault, type Found } from './body-walk.js';
 
 /**
  * The one rule for text coming in at any door (/v1 bodies, providers' webhooks). NUL and unpaired surrogates are no
@@ -24,41 +25,10 @@ function stringFault(text: string): TextFault | undefined {
 }
 
 /**
- * Where the first string of a parsed value that may not be stored is (`customData.body`, `tags.2`; an empty path for
- * the value itself), whether it is a key there, and why. The walk keeps its own stack, since a hostile body may nest
- * deeper than the call stack goes; each place knows its parent's, so a deep value costs a step per string, not a copy
- * of its path per level.
+ * Where the first string of a parsed value that may not be stored is (`customData.body`, `tags.2`), whether it is a
+ * key there, and why.
  */
-export function textFaultAt(value: unknown): { path: string[]; key: boolean; fault: TextFault } | undefined {
-  interface Place {
-    value: unknown;
-    key?: string;
-    parent?: Place;
-  }
-  const pathOf = (place: Place): string[] => {
-    const keys: string[] = [];
-    for (let at: Place | undefined = place; at?.key !== undefined; at = at.parent) keys.push(at.key);
-    return keys.reverse();
-  };
-  const pending: Place[] = [{ value }];
-  while (pending.length) {
-    const place = pending.pop()!;
-    const item = place.value;
-    if (typeof item === 'string') {
-      const fault = stringFault(item);
-      if (fault) return { path: pathOf(place), key: false, fault };
-    } else if (typeof item === 'object' && item !== null) {
-      // A parsed body is plain data: its keys are all its own (an array's are its indexes), and for...in makes no
-      // array of entries.
-      for (const key in item) {
-        const fault = stringFault(key);
-        if (fault) return { path: pathOf(place), key: true, fault };
-        pending.push({ value: (item as Record<string, unknown>)[key], key, parent: place });
-      }
-    }
-  }
-  return undefined;
-}
+export const textFaultAt = (value: unknown): Found<TextFault> | undefined => firstFault(value, stringFault);
 
 /** A fault of a parsed value's strings, keys included, or undefined when all of it may be stored. */
 export const textFault = (value: unknown): TextFault | undefined => textFaultAt(value)?.fault;

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import express, { type RequestHandler } from 'express';
+import { firstFault, type Found } from '../../domain/body-walk.js';
 import { textFaultAt, utf8, type TextFault } from '../../domain/storable-text.js';
 import { ApiError, badRequest } from '../../errors.js';
 
@@ -48,45 +49,24 @@ function utf8Only(_req: IncomingMessage, _res: unknown, bytes: Buffer, encoding:
 /**
  * Where a key "__proto__" is in a parsed body, if anywhere. JSON.parse makes it a key like any other, but an object
  * it is copied into takes it as its prototype, and a validator drops it: a label, a custom field or a column so named
- * would be lost or mistaken without a word. It is refused as a field. The walk keeps its own stack, since a hostile
- * body may nest deeper than the call stack goes (storable-text.ts walks the same way).
+ * would be lost or mistaken without a word. It is refused as a field.
  */
 function protoKeyIn(body: unknown): string | undefined {
-  // Each place knows its parent's, so a deep body costs a step per value, not a copy of its path per level.
-  interface Place {
-    value: unknown;
-    key?: string;
-    parent?: Place;
-  }
-  const where = (place: Place, key: string): string => {
-    const keys = [key];
-    for (let at: Place | undefined = place; at?.key !== undefined; at = at.parent) keys.push(at.key);
-    return keys.reverse().join('.');
-  };
-  const pending: Place[] = [{ value: body }];
-  while (pending.length) {
-    const place = pending.pop()!;
-    // A parsed body's objects are plain: for…in walks their own keys, without the array Object.entries would make.
-    for (const key in place.value as object) {
-      if (key === '__proto__') return where(place, key);
-      const inner = (place.value as Record<string, unknown>)[key];
-      if (inner !== null && typeof inner === 'object') pending.push({ value: inner, key, parent: place });
-    }
-  }
-  return undefined;
+  const found = firstFault(body, (text, isKey) => (isKey && text === '__proto__') || undefined);
+  return found && [...found.path, found.key].join('.');
 }
 
 /**
  * Text that may not be stored, refused naming where it is: a widget that cuts a message at a length in UTF-16 units
  * cuts an emoji in two now and then, and its developer is told which field holds the half, and that it is one.
  */
-function textRefused({ path, key, fault }: { path: string[]; key: boolean; fault: TextFault }): ApiError {
+function textRefused({ path, key, fault }: Found<TextFault>): ApiError {
   const field = path.join('.') || 'body';
   const what =
     fault === 'nul'
       ? 'must not contain NUL (\\u0000) characters'
       : 'must be valid Unicode: it holds half of a surrogate pair (\\ud800 to \\udfff) without the other, as an emoji cut in two does';
-  const message = key ? `a key ${what}` : what;
+  const message = key === undefined ? what : `a key ${what}`;
   return new ApiError(400, 'VALIDATION_ERROR', `${field}: ${message}`, {}, [{ field, code: 'INVALID', message }]);
 }
 
