@@ -26,21 +26,24 @@ export function firstFault<F>(
     for (let at: Place | undefined = place; at?.key !== undefined; at = at.parent) keys.push(at.key);
     return keys.reverse();
   };
-  const pending: Place[] = [{ value }];
+  if (typeof value === 'string') {
+    const fault = faultOf(value, false);
+    return fault === undefined ? undefined : { path: [], fault };
+  }
+  // Only objects are kept as places: a string is judged where it is met, and its path built only for a fault.
+  const pending: Place[] = typeof value === 'object' && value !== null ? [{ value }] : [];
   while (pending.length) {
     const place = pending.pop()!;
-    const item = place.value;
-    if (typeof item === 'string') {
-      const fault = faultOf(item, false);
-      if (fault !== undefined) return { path: pathOf(place), fault };
-    } else if (typeof item === 'object' && item !== null) {
-      // A parsed body is plain data: its keys are all its own (an array's are its indexes), and for...in makes no
-      // array of entries.
-      for (const key in item) {
-        const fault = faultOf(key, true);
-        if (fault !== undefined) return { path: pathOf(place), key, fault };
-        pending.push({ value: (item as Record<string, unknown>)[key], key, parent: place });
-      }
+    // A parsed body is plain data: its keys are all its own (an array's are its indexes), and for...in makes no
+    // array of entries.
+    for (const key in place.value as object) {
+      const keyFault = faultOf(key, true);
+      if (keyFault !== undefined) return { path: pathOf(place), key, fault: keyFault };
+      const inner = (place.value as Record<string, unknown>)[key];
+      if (typeof inner === 'string') {
+        const fault = faultOf(inner, false);
+        if (fault !== undefined) return { path: [...pathOf(place), key], fault };
+      } else if (typeof inner === 'object' && inner !== null) pending.push({ value: inner, key, parent: place });
     }
   }
   return undefined;
