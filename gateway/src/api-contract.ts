@@ -110,6 +110,7 @@ export const HANDOFF_REASONS = [
   'no_credits',
   'answer_too_long',
   'file_only',
+  'reply_failed',
 ] as const;
 export type HandoffReason = (typeof HANDOFF_REASONS)[number];
 

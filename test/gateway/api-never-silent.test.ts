@@ -34,6 +34,15 @@ async function withHandoffHook(account: TestAccount): Promise<Receiver> {
   return hook;
 }
 
+/** The web chat's replies reach a receiver that takes them (`replies`, or one of its own). */
+async function withReplies(account: TestAccount, replies?: Receiver): Promise<Receiver> {
+  const to = replies ?? (await Receiver.start());
+  if (!replies) receivers.push(to);
+  const set = await api(ctx.gw, account, 'PUT', 'settings', { body: { customChannelWebhookUrl: to.url } });
+  expect(set.status).toBe(200);
+  return to;
+}
+
 const write = (account: TestAccount, fromId: string, body: string, extra: Record<string, unknown> = {}) =>
   api(ctx.gw, account, 'POST', 'incoming_custom_channel_message', {
     body: incoming({ fromId, channel: 'web-chat', body, ...extra }),
@@ -116,6 +125,7 @@ test('a contact no campaign answers is handed to the team: a no_campaign hand-of
 test('with a default campaign its bot answers: no hand-off, and a conversation the bot answered needs no reply', async () => {
   const account = await createAccount(ctx.gw);
   const hook = await withHandoffHook(account);
+  await withReplies(account);
   const campaign = await campaignWithFaq(account);
   expect((await api(ctx.gw, account, 'PUT', 'settings/bot', { body: { defaultCampaignId: campaign.id } })).status).toBe(
     200,
@@ -167,6 +177,7 @@ test('a hand-off notice is no answer: the conversation needs a reply until a per
 
 test('a conversation handed off for want of a campaign goes back to the bot when a campaign answers, unless a person wrote', async () => {
   const account = await createAccount(ctx.gw);
+  await withReplies(account);
   const campaign = await campaignWithFaq(account);
   const waiting = unique('waiting');
   await write(account, waiting, 'Hello there');
@@ -495,4 +506,126 @@ test('a bot answer longer than the channel takes in a message goes to the team, 
   expect(hook.requests.filter((r) => r.body?.type === 'handoff').map((r) => r.body)).toEqual([
     expect.objectContaining({ contactId: asked, reason: 'answer_too_long', body: 'Where are your clinics?' }),
   ]);
+});
+
+describe("a bot's answer that never reaches the contact goes to the team", () => {
+  /** An account whose default campaign's FAQ bot answers the web chat, and whose hand-offs reach a hook. */
+  async function answeredBy(replies: Receiver | undefined) {
+    const account = await createAccount(ctx.gw);
+    const hook = await withHandoffHook(account);
+    if (replies) await withReplies(account, replies);
+    const campaign = await campaignWithFaq(account);
+    await api(ctx.gw, account, 'PUT', 'settings/bot', { body: { defaultCampaignId: campaign.id } });
+    const fromId = unique('visitor');
+    await write(account, fromId, 'What are your opening hours?');
+    await untilIdle(ctx.gw);
+    return { account, hook, conversation: await conversationOf(account, fromId) };
+  }
+  const handoffs = (hook: Receiver) =>
+    hook.requests.filter((r) => r.body?.type === 'handoff').map((r) => [r.body.reason, r.body.body]);
+
+  test('refused by its receiver after the answer was stored: a reply_failed hand-off, the team and the contact told', async () => {
+    // The web chat's receiver refuses the bot's answer for good, and takes what follows.
+    const replies = await Receiver.start((n) => (n === 1 ? { status: 410, body: 'no such chat' } : { status: 200 }));
+    receivers.push(replies);
+    const { account, hook, conversation } = await answeredBy(replies);
+    expect(await sentTo(account, conversation.contactId)).toEqual([
+      ['bot', 'We are open 9 to 5, Monday to Friday.', 'failed', null],
+      ['system', HANDOFF_NOTICE, 'sent', null],
+    ]);
+    expect(conversation).toMatchObject({
+      status: 'handed_off',
+      needsReply: true,
+      failed: 1,
+      bot: { active: false },
+      handoff: { reason: 'reply_failed', message: 'What are your opening hours?' },
+      lastMessage: { author: 'system', body: HANDOFF_NOTICE },
+    });
+    expect(handoffs(hook)).toEqual([['reply_failed', 'What are your opening hours?']]);
+    // A retry sends the answer: the team still has the conversation, and its contact still waits for a person.
+    const [answer] = (
+      await api(ctx.gw, account, 'GET', `contacts/${conversation.contactId}/messages`)
+    ).body.data.filter((m: any) => m.author === 'bot');
+    expect((await api(ctx.gw, account, 'POST', `messages/${answer.id}/retry`)).status).toBe(200);
+    await untilIdle(ctx.gw);
+    expect(await conversationOf(account, conversation.contact.fromId)).toMatchObject({
+      status: 'handed_off',
+      needsReply: true,
+      failed: 0,
+    });
+    expect(handoffs(hook)).toHaveLength(1);
+  });
+
+  test('with no receiver of the replies at all: handed off at once, the notice failing as the answer did', async () => {
+    const { account, hook, conversation } = await answeredBy(undefined);
+    expect(await sentTo(account, conversation.contactId)).toEqual([
+      ['bot', 'We are open 9 to 5, Monday to Friday.', 'failed', 'NO_RECEIVER'],
+      ['system', HANDOFF_NOTICE, 'failed', 'NO_RECEIVER'],
+    ]);
+    expect(conversation).toMatchObject({
+      status: 'handed_off',
+      needsReply: true,
+      failed: 2,
+      handoff: { reason: 'reply_failed', message: 'What are your opening hours?' },
+    });
+    expect(handoffs(hook)).toEqual([['reply_failed', 'What are your opening hours?']]);
+    // The contact writing again is the team's to answer: the bot stays silent, and nobody is handed it twice.
+    await write(account, conversation.contact.fromId, 'Hello?');
+    await untilIdle(ctx.gw);
+    expect(await sentTo(account, conversation.contactId)).toHaveLength(2);
+    expect(handoffs(hook)).toHaveLength(1);
+  });
+
+  test('refused after the contact lost their ID on the channel: handed off all the same, untold', async () => {
+    // The receiver holds the bot's answer while the contact's web chat ID is corrected away.
+    const replies = await Receiver.start((n) => (n === 1 ? undefined : { status: 200 }));
+    receivers.push(replies);
+    const account = await createAccount(ctx.gw);
+    const hook = await withHandoffHook(account);
+    await withReplies(account, replies);
+    const campaign = await campaignWithFaq(account);
+    await api(ctx.gw, account, 'PUT', 'settings/bot', { body: { defaultCampaignId: campaign.id } });
+    const fromId = unique('visitor');
+    await write(account, fromId, 'What are your opening hours?');
+    await replies.waitFor(1);
+    const { id, contactId } = await conversationOf(account, fromId);
+    const corrected = await api(ctx.gw, account, 'PATCH', `contacts/${contactId}`, {
+      body: { email: `${fromId}@example.com`, externalIds: { 'web-chat': null } },
+    });
+    expect(corrected.status).toBe(200);
+    replies.release(410);
+    // Its delivery was under way when the receiver answered: the hand-off's event says it is done.
+    await hook.waitFor(1);
+    await untilIdle(ctx.gw);
+    expect(await sentTo(account, contactId)).toEqual([
+      ['bot', 'We are open 9 to 5, Monday to Friday.', 'failed', null],
+    ]);
+    expect((await api(ctx.gw, account, 'GET', `conversations/${id}`)).body).toMatchObject({
+      status: 'handed_off',
+      needsReply: true,
+      handoff: { reason: 'reply_failed', message: 'What are your opening hours?' },
+    });
+    expect(handoffs(hook)).toEqual([['reply_failed', 'What are your opening hours?']]);
+  });
+
+  test('a failed message the bot did not answer with hands nothing off: its own hand-off words, a workflow’s message', async () => {
+    const account = await createAccount(ctx.gw);
+    const hook = await withHandoffHook(account);
+    const campaign = await campaignWithFaq(account);
+    await api(ctx.gw, account, 'PUT', 'settings/bot', { body: { defaultCampaignId: campaign.id } });
+    const asker = unique('asker');
+    await write(account, asker, 'I would like to talk to a person please');
+    const sent = await api(ctx.gw, account, 'POST', 'send_custom_channel_message', {
+      body: { customData: { fromId: unique('lead'), customChannel: 'web-chat', body: 'Your order has shipped' } },
+    });
+    expect(sent.status).toBe(200);
+    await untilIdle(ctx.gw);
+    expect(handoffs(hook)).toEqual([['contact_asked', 'I would like to talk to a person please']]);
+    const shipped = (await api(ctx.gw, account, 'GET', `messages/${sent.body.messageId}`)).body;
+    expect(shipped).toMatchObject({ author: 'api', status: 'failed' });
+    expect((await api(ctx.gw, account, 'GET', `conversations/${shipped.conversationId}`)).body).toMatchObject({
+      status: 'active',
+      needsReply: false,
+    });
+  });
 });

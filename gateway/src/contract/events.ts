@@ -103,7 +103,8 @@ export const handoffEvent = z
           "bot_not_confident, bot_no_knowledge (a campaign without FAQs), bot_handoff (an LLM's call): the bot could not answer; " +
           "no_credits: the account had no credits to pay for the bot's answer; " +
           "answer_too_long: the bot's answer was longer than the channel takes in a message; " +
-          'file_only: the contact sent a file (a photo, a voice note) with no text, which the bot cannot read',
+          'file_only: the contact sent a file (a photo, a voice note) with no text, which the bot cannot read; ' +
+          "reply_failed: the bot's answer failed for good (no receiver, the provider or every receiver gave up): it never reached the contact",
       ),
     body: z
       .string()

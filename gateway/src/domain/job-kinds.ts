@@ -29,6 +29,8 @@ export type JobKinds = {
   handoff_reminder: { conversationId: string; since: string };
   /** The bot answers the contact's latest message, once a burst has settled. */
   bot_reply: { conversationId: string; messageId: string };
+  /** The bot's answer `messageId` failed for good: the team answers instead (engine/failed-answer.ts). */
+  reply_failed: { messageId: string };
   /** One chunk of an import's rows. */
   import: { importId: string; position: number };
   /** Hourly upkeep of the deployment. */

@@ -6,6 +6,7 @@ import { deliveryFailed } from '../domain/emit-event.js';
 import { OWNER_TARGET } from '../domain/webhooks.js';
 import { messageStatusChanged } from '../domain/inbox-changes.js';
 import { isOpening, openingStatusChanged } from '../domain/failed-openings.js';
+import { newJob } from '../domain/job-kinds.js';
 import { recordStep } from '../domain/funnel.js';
 import { deliveriesOf, type Message } from '../domain/messages.js';
 import { now } from '../ids.js';
@@ -17,9 +18,9 @@ import type { StatusUpdate, Watermark } from './ports/channel-provider.js';
 /**
  * The one way a stored message's status changes, whoever changes it (the send job, a provider's report, its
  * receivers' answers, a retry): the message, its conversation's last message and failed count, a failure told
- * once as `delivery_failed`, and an opening sent again counted in its campaign's funnel. An opening a campaign's
- * retry put back in its queue (`queued`) is pending until its turn, and counted as sent when it goes then
- * (engine/openings.ts).
+ * once as `delivery_failed` (and a bot's answer to the team), and an opening sent again counted in its campaign's
+ * funnel. An opening a campaign's retry put back in its queue (`queued`) is pending until its turn, and counted as
+ * sent when it goes then (engine/openings.ts).
  */
 export async function changeStatus(
   tx: Tx,
@@ -38,6 +39,9 @@ export async function changeStatus(
   if (changed.status === 'failed' && message.status !== 'failed') {
     await deliveryFailed(tx, changed);
     if (isOpening(changed)) await unfollow(tx, changed);
+    // The team answers a bot's answer that never reached the contact (engine/failed-answer.ts), once committed.
+    if (changed.author === 'bot' && changed.conversationId)
+      await tx.enqueue(newJob('reply_failed', { messageId: changed.id }, { accountId: changed.accountId }));
   } else if (message.status === 'failed' && changed.status !== 'failed') {
     await countFailed(tx, changed.conversationId, -1);
     // A retry handed a failed opening to its channel again: it went now, as a first send that did not fail goes

@@ -1,6 +1,7 @@
 import { askAgainIfUnheard } from '../domain/auto-recharge.js';
 import { watchAutoRechargeRequests } from './auto-recharge-requests.js';
 import { runBotReply } from '../engine/bot-reply.js';
+import { runReplyFailed } from '../engine/failed-answer.js';
 import { runFollowUp } from '../engine/follow-ups.js';
 import { runCampaignFollowUps } from '../engine/campaign-follow-ups.js';
 import { runHandoffReminder } from '../engine/handoff-reminders.js';
@@ -29,6 +30,7 @@ export const jobCatalogue: { readonly [K in JobKind]: JobHandler<K> } = {
   campaign_pace: (ctx, job) => runCampaignPace(ctx, job.data),
   campaign_follow_ups: (ctx, job) => runCampaignFollowUps(ctx, job.data),
   bot_reply: (ctx, job) => runBotReply(ctx, job.data),
+  reply_failed: (ctx, job) => runReplyFailed(ctx, job.data),
   handoff_reminder: (ctx, job) => runHandoffReminder(ctx, job.data),
   import: runImport,
   housekeeping,

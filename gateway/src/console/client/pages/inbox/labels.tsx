@@ -43,6 +43,7 @@ const HANDOFF_REASON: Record<string, string> = {
   no_credits: 'The account had no credits for the bot to answer this',
   answer_too_long: 'The bot’s answer to this is longer than the channel takes in a message',
   file_only: 'The contact sent a file with no text, which the bot cannot read',
+  reply_failed: 'The bot’s answer to this failed: it never reached the contact',
 };
 
 export function handoffWhy(handoff: NonNullable<Conversation['handoff']>): string {
