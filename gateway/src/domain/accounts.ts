@@ -1,7 +1,7 @@
 import type { Gateway } from '../context.js';
 import { ApiError, badRequest, notFound } from '../errors.js';
 import { newId, now } from '../ids.js';
-import type { Reader } from '../store/store.js';
+import type { Reader, Tx } from '../store/store.js';
 import type { HandoffAssignment } from '../api-contract.js';
 import type { ChannelCredentials } from './channel-credentials.js';
 import type { ReplacedSecret } from './signing-secrets.js';
@@ -148,6 +148,16 @@ export async function findByEmail(r: Reader, email: string): Promise<Account | u
 
 export async function getAccount(r: Reader, id: string): Promise<Account> {
   const account = await r.get<Account>('accounts', id);
+  if (!account) throw notFound('Account');
+  return account;
+}
+
+/**
+ * The account as it is now, held until the transaction ends: spends and grants of one balance take turns on it, and
+ * what the caller reads after it (what the balance is owed for) is read as of the same balance.
+ */
+export async function lockAccount(tx: Tx, id: string): Promise<Account> {
+  const account = await tx.lock<Account>('accounts', id);
   if (!account) throw notFound('Account');
   return account;
 }

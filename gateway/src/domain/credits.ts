@@ -3,7 +3,7 @@ import type { Gateway } from '../context.js';
 import { ApiError, forbidden, notFound } from '../errors.js';
 import { newId, now } from '../ids.js';
 import type { Page, Reader, Tx } from '../store/store.js';
-import { findByEmail, getAccount, toCredits, type Account } from './accounts.js';
+import { findByEmail, getAccount, lockAccount, toCredits, type Account } from './accounts.js';
 import { afterGrant, checkAutoRecharge, publicAutoRecharge } from './auto-recharge.js';
 import {
   MESSAGE_KINDS,
@@ -116,9 +116,7 @@ export async function spend(
   amountCents: number,
   entry: Pick<CreditTransaction, 'description' | 'messageId' | 'author' | 'channel'>,
 ): Promise<number | undefined> {
-  // Spends and grants of one balance take turns on it.
-  const fresh = await tx.lock<Account>('accounts', account.id);
-  if (!fresh) throw notFound('Account');
+  const fresh = await lockAccount(tx, account.id);
   if (fresh.balanceCents < amountCents) return undefined;
   const balanceCents = fresh.balanceCents - amountCents;
   await tx.update<Account>('accounts', account.id, { balanceCents });

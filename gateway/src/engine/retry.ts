@@ -1,5 +1,5 @@
 import type { Gateway } from '../context.js';
-import { getAccount } from '../domain/accounts.js';
+import { getAccount, lockAccount } from '../domain/accounts.js';
 import { campaignById, getCampaign } from '../domain/campaigns.js';
 import { failedOpeningsOf, isOpening } from '../domain/failed-openings.js';
 import { queueOpening, settleOpening, type Opening } from '../domain/openings.js';
@@ -255,7 +255,9 @@ async function queueOpeningAgain(
     const notNow = openingRefusal(campaign, contact, conversation);
     if (notNow) throw refuse(notNow.code, notNow.message);
 
-    const account = await getAccount(tx, accountId);
+    // An opening this retry queued before may go meanwhile, paid for while it holds the balance: the balance is read
+    // once that is done, so that what is still owed is read as of it.
+    const account = await lockAccount(tx, accountId);
     const receivers = await receiversFor(tx, account, conversation);
     const noReceiver = await readyToGo(tx, gw, account, conversation, message, receivers, false);
     if (noReceiver) throw refuse(noReceiver.code, noReceiver.message);
