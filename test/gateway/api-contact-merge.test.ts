@@ -124,6 +124,10 @@ describe("a conversation of each on one channel: the duplicate's folds into this
 
   beforeEach(async () => {
     owner = await createAccount(ctx.gw);
+    // The web chat takes the bot's answers: one that reached nobody would hand the conversation to the team.
+    const replies = await Receiver.start();
+    receivers.push(replies);
+    await api(ctx.gw, owner, 'PUT', 'settings', { body: { customChannelWebhookUrl: replies.url } });
     const campaign = await api(ctx.gw, owner, 'POST', 'campaigns', {
       body: {
         name: 'Clinic',
