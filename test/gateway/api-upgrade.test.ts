@@ -62,6 +62,7 @@ const MARKS = [
   'handoff-waits-timed-1',
   'conversations-upgraded-2',
   'handoff-waits-timed-2',
+  'failed-answers-handed-1',
 ];
 
 const FILTERS = ['', '&needsReply=true', '&needsReply=false', '&status=handed_off', '&status=opted_out'];
@@ -296,4 +297,72 @@ test(`a contact whose only answer was a team reply that failed, as 0.2.0 stored 
   expect(pending.body.data.filter((j: any) => j.kind === 'handoff_reminder').map((j: any) => j.data)).toEqual(
     expect.arrayContaining([{ conversationId: fay.id, since: fay.waitingSince }]),
   );
+});
+
+/**
+ * The conversations as 0.2.0 stored them: a bot's answer that failed for good was the conversation's last word, and
+ * the bot kept it (no hand-off, no notice, no wait for a person); the upgrade since forgotten.
+ */
+const asReleaseTwoLeftFailedAnswers = () =>
+  asReleaseLeftThem(
+    async (tx, c) => {
+      if (c.handoff?.reason !== 'reply_failed') return false;
+      const said = await tx.find<any>('messages', 'contact', [c.contactId]);
+      const answer = said.find((m) => m.author === 'bot');
+      for (const m of said) if (m.author === 'system') await tx.remove('messages', m.id);
+      if (c.waitingSince) await tx.cancelJobs(`handoff_reminder:${c.id}:${c.waitingSince}`);
+      await tx.update<any>('conversations', c.id, {
+        status: 'active',
+        bot: { active: true },
+        handoff: null,
+        handoffNoticeAt: null,
+        waitingSince: null,
+        lastMessage: { ...c.lastMessage, id: answer.id, body: answer.body, author: 'bot', createdAt: answer.createdAt },
+        awaiting: null,
+        failed: 1,
+      });
+      return true;
+    },
+    { marks: ['failed-answers-handed-1'], migration: 99 },
+  );
+
+test(`a bot's answer 0.2.0 left failed as the conversation's last word goes to the team after the upgrade (${BACKEND})`, async () => {
+  if (gw) {
+    await gw.stop();
+    removeDir(gw.dataDir);
+  }
+  gw = await startGateway(env);
+  account = await createAccount(gw);
+  // No receiver of the custom channel's replies: the bot's answer fails at once.
+  const campaign = await v1('POST', 'campaigns', {
+    name: 'Clinic',
+    channel: 'custom',
+    customChannel: 'web-chat',
+    bot: { faqs: [{ question: 'What are your opening hours?', answer: 'We are open 9 to 5.' }] },
+  });
+  expect((await v1('PUT', 'settings/bot', { defaultCampaignId: campaign.body.id })).status).toBe(200);
+  await write('hal', 'What are your opening hours?');
+  expect(await gw.stop()).toBe(0);
+  expect(await asReleaseTwoLeftFailedAnswers()).toBe(1);
+
+  gw = await startGateway({ ...env, LEADCHAT_LOG_LEVEL: 'info' }, gw.dataDir);
+  const before = (await readAll())[''] as any;
+  expect(gw.output()).toContain("bots' answers an earlier release left failed handed to the team");
+  await untilIdle(gw);
+  const [hal] = ((await readAll())['&needsReply=true'] as any).data;
+  expect(hal).toMatchObject({
+    contactId: contacts.hal,
+    status: 'handed_off',
+    bot: { active: false },
+    handoff: { reason: 'reply_failed', message: 'What are your opening hours?' },
+    lastMessage: { author: 'system', body: HANDOFF_NOTICE, status: 'failed' },
+    failed: 2,
+  });
+  expect(hal.waitingSince).toBe(hal.handoff.at);
+  expect(before.data.map((c: any) => c.id)).toEqual([hal.id]);
+
+  // Once: a later start walks no more.
+  expect(await gw.stop()).toBe(0);
+  gw = await startGateway({ ...env, LEADCHAT_LOG_LEVEL: 'info' }, gw.dataDir);
+  expect(gw.output()).not.toContain('left failed handed to the team');
 });

@@ -8,6 +8,16 @@ import { ApiError } from '../errors.js';
 import { handOff, tellHandoff } from './handoff.js';
 import type { Engine } from './ports/providers.js';
 
+/** Whether the bot's answer `messageId` is still the last word of a conversation the bot has. */
+const lastWord = (c: Conversation, messageId: string) =>
+  c.lastMessage?.id === messageId && c.status === 'active' && c.bot.active;
+
+/** The bot's failed answer that is the conversation's last word, if it is one: the team answers it instead. */
+export const failedAnswerOf = (c: Conversation): string | undefined =>
+  c.lastMessage?.author === 'bot' && c.lastMessage.status === 'failed' && lastWord(c, c.lastMessage.id)
+    ? c.lastMessage.id
+    : undefined;
+
 /**
  * Job `reply_failed`: the bot's answer failed for good (no receiver of a custom channel's replies, the provider or
  * every receiver gave up), at once or hours later. The contact heard nothing, and the bot cannot tell: the team
@@ -22,8 +32,7 @@ export async function runReplyFailed(gw: Engine, { messageId }: JobKinds['reply_
     const answer = await tx.get<Message>('messages', messageId);
     if (answer?.status !== 'failed' || !answer.conversationId) return;
     const conversation = await tx.get<Conversation>('conversations', answer.conversationId);
-    if (conversation?.lastMessage?.id !== messageId || conversation.status !== 'active' || !conversation.bot.active)
-      return;
+    if (!conversation || !lastWord(conversation, messageId)) return;
     const [account, contact, campaign, asked] = await Promise.all([
       tx.get<Account>('accounts', conversation.accountId),
       tx.get<Contact>('contacts', conversation.contactId),

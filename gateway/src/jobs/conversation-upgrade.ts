@@ -1,7 +1,9 @@
 import type { Account } from '../domain/accounts.js';
 import { timeEarlierWait, upgradeConversation } from '../domain/conversation-upgrade.js';
 import type { Conversation } from '../domain/conversations.js';
-import type { Store } from '../store/store.js';
+import { newJob } from '../domain/job-kinds.js';
+import { failedAnswerOf } from '../engine/failed-answer.js';
+import type { Store, Tx } from '../store/store.js';
 
 /**
  * Set once every conversation stored before has the fields this release derives (domain/conversation-upgrade.ts).
@@ -21,6 +23,7 @@ const PAGE = 200;
 export async function upgradeStoredConversations(gw: Upgrading): Promise<void> {
   await deriveFields(gw);
   await timeWaits(gw);
+  await handFailedAnswers(gw);
 }
 
 interface Upgrading {
@@ -63,28 +66,63 @@ export const WAITS_TIMED = 'handoff-waits-timed-2';
 /**
  * A contact an earlier release left waiting for a person (handed off, needing a reply) has their wait timed from when
  * it began, and its reminder queued, as this release would have: a team that had not answered them for longer than
- * its reminder is reminded at once. Only the conversations needing a reply are read, account by account.
+ * its reminder is reminded at once. Only the conversations needing a reply are read.
  */
 async function timeWaits(gw: Upgrading): Promise<void> {
   if (await gw.store.settings.get(WAITS_TIMED)) return;
-  let timed = 0;
+  const timed = await eachIndexed(gw, 'awaiting', 'reply', timeEarlierWait);
+  await gw.store.settings.putIfAbsent(WAITS_TIMED, new Date().toISOString());
+  if (timed > 0) gw.log.info({ conversations: timed }, 'contacts an earlier release left waiting for a person timed');
+}
+
+/** Set once each bot's answer an earlier release left failed, the conversation's last word, went to the team. */
+export const FAILED_ANSWERS_HANDED = 'failed-answers-handed-1';
+
+/**
+ * A bot's answer that failed for good under an earlier release, still the last word of a conversation the bot has,
+ * goes to the team as one failing now does (engine/failed-answer.ts): its job is queued, and runs once the gateway
+ * serves. Only the conversations holding a failed message are read.
+ */
+async function handFailedAnswers(gw: Upgrading): Promise<void> {
+  if (await gw.store.settings.get(FAILED_ANSWERS_HANDED)) return;
+  const queued = await eachIndexed(gw, 'failing', 'failed', async (tx, c) => {
+    const answer = failedAnswerOf(c);
+    if (answer) await tx.enqueue(newJob('reply_failed', { messageId: answer }, { accountId: c.accountId }));
+    return answer !== undefined;
+  });
+  await gw.store.settings.putIfAbsent(FAILED_ANSWERS_HANDED, new Date().toISOString());
+  if (queued > 0)
+    gw.log.info({ conversations: queued }, "bots' answers an earlier release left failed handed to the team");
+}
+
+/**
+ * Visits, account by account, the conversations an index holds under `value`, a page to a transaction; answers how
+ * many `visit` changed.
+ */
+async function eachIndexed(
+  gw: Upgrading,
+  index: 'awaiting' | 'failing',
+  value: string,
+  visit: (tx: Tx, conversation: Conversation) => Promise<boolean>,
+): Promise<number> {
+  let changed = 0;
   let afterAccount: string | undefined;
   for (;;) {
     const accounts = await gw.store.scan<Account>('accounts', { limit: PAGE, after: afterAccount });
     for (const account of accounts) {
       let after: string | undefined;
       for (;;) {
-        const page = await gw.store.find<Conversation>('conversations', 'awaiting', [account.id, 'reply'], {
+        const page = await gw.store.find<Conversation>('conversations', index, [account.id, value], {
           limit: PAGE,
           after,
         });
-        timed += await gw.store.transact(async (tx) => {
-          let changed = 0;
+        changed += await gw.store.transact(async (tx) => {
+          let done = 0;
           for (const { id } of page) {
             const conversation = await tx.get<Conversation>('conversations', id);
-            if (conversation && (await timeEarlierWait(tx, conversation))) changed += 1;
+            if (conversation && (await visit(tx, conversation))) done += 1;
           }
-          return changed;
+          return done;
         });
         if (page.length < PAGE) break;
         after = page.at(-1)!.id;
@@ -93,6 +131,5 @@ async function timeWaits(gw: Upgrading): Promise<void> {
     if (accounts.length < PAGE) break;
     afterAccount = accounts.at(-1)!.id;
   }
-  await gw.store.settings.putIfAbsent(WAITS_TIMED, new Date().toISOString());
-  if (timed > 0) gw.log.info({ conversations: timed }, 'contacts an earlier release left waiting for a person timed');
+  return changed;
 }
