@@ -194,8 +194,8 @@ export async function teamReply(
       );
     }
     // Someone else took it since it was read: they are answering it, and the contact should not get two answers.
-    const now = conversation.assigneeId ?? null;
-    if (reply.expected !== undefined && now !== reply.expected && now !== null && now !== by.id) {
+    const holder = conversation.assigneeId ?? null;
+    if (reply.expected !== undefined && holder !== reply.expected && holder !== null && holder !== by.id) {
       const taker = await assigneeOf(tx, account, conversation);
       throw new ApiError(
         409,
