@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { createAccount, removeDir, request, tempDir, type Reply } from '../helpers/gateway';
 import { startInProcess, type InProcessGateway } from '../helpers/in-process';
+import { api, HANDOFF_NOTICE, incoming, Receiver } from './api-support';
 
 type GatewayModule = typeof import('../../gateway/src/gateway.js', { with: { 'resolution-mode': 'import' } });
 type ClockModule = typeof import('../../gateway/src/clock.js', { with: { 'resolution-mode': 'import' } });
@@ -90,6 +91,40 @@ describe('a gateway on the manual clock', () => {
       expect.objectContaining({ runAt: new Date(start + 2 * HOUR).toISOString() }),
     ]);
   });
+});
+
+test('drain() waits for a job running before it began, and for what that job queues in another queue', async () => {
+  // The web chat's receiver holds the bot's answer, then refuses it: its hand-off queues the contact's notice.
+  const replies = await Receiver.start((n) => (n === 1 ? undefined : { status: 200 }));
+  const gw = await startInProcess({ LEADCHAT_BOT_DEBOUNCE: '0s' });
+  try {
+    const account = await createAccount(gw);
+    const faqs = [{ question: 'What are your opening hours?', answer: 'We are open 9 to 5.' }];
+    const campaign = await api(gw, account, 'POST', 'campaigns', {
+      body: { name: 'Clinic', channel: 'custom', customChannel: 'web-chat', bot: { faqs } },
+    });
+    const steps = [
+      campaign,
+      await api(gw, account, 'PUT', 'settings', { body: { customChannelWebhookUrl: replies.url } }),
+      await api(gw, account, 'PUT', 'settings/bot', { body: { defaultCampaignId: campaign.body.id } }),
+      await api(gw, account, 'POST', 'incoming_custom_channel_message', {
+        body: incoming({ channel: 'web-chat', body: 'What are your opening hours?' }),
+      }),
+    ];
+    expect(steps.map((step) => step.status)).toEqual([201, 200, 200, 200]);
+    // The answer's delivery runs, as the runner's own wake-up launched it.
+    await replies.waitFor(1);
+    const drained = gw.drain();
+    replies.release(410);
+    expect(await drained).toBeGreaterThan(0);
+    expect(gw.working()).toBe(false);
+    expect(await gw.nextDueAt()).toBeGreaterThan(gw.now());
+    expect(replies.requests.map((r) => r.body.body)).toEqual(['We are open 9 to 5.', HANDOFF_NOTICE]);
+  } finally {
+    await gw.stop();
+    await replies.close();
+    removeDir(gw.dataDir);
+  }
 });
 
 test('a second gateway in the process shares the clock, and one on another clock is refused', async () => {
