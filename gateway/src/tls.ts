@@ -48,19 +48,21 @@ export async function renewedTls(config: Config, served: TlsFiles): Promise<TlsF
   return now;
 }
 
-/** The operator's certificate and key as their files hold them now. */
+/** The operator's certificate and key as their files hold them now; each that cannot be read is named. */
 async function operatorTls(certFile: string, keyFile: string): Promise<TlsFiles> {
-  const [cert, key] = await Promise.all([
-    readSetting('LEADCHAT_TLS_CERT', certFile),
-    readSetting('LEADCHAT_TLS_KEY', keyFile),
-  ]);
-  return { cert, key, source: certFile };
+  const [cert, key] = await Promise.allSettled([readFile(certFile, 'utf8'), readFile(keyFile, 'utf8')]);
+  if (cert.status === 'rejected' || key.status === 'rejected') {
+    const unreadable = [
+      ...failedRead('LEADCHAT_TLS_CERT', certFile, cert),
+      ...failedRead('LEADCHAT_TLS_KEY', keyFile, key),
+    ];
+    throw new Error(`Cannot read ${unreadable.join('; nor ')}`);
+  }
+  return { cert: cert.value, key: key.value, source: certFile };
 }
 
-const readSetting = (name: string, file: string): Promise<string> =>
-  readFile(file, 'utf8').catch((err: Error) => {
-    throw new Error(`Cannot read ${name} ${file}: ${err.message}`);
-  });
+const failedRead = (name: string, file: string, read: PromiseSettledResult<string>): string[] =>
+  read.status === 'rejected' ? [`${name} ${file}: ${(read.reason as Error).message}`] : [];
 
 /**
  * The operator's files as TLS would take them, each named by its setting: OpenSSL's own words ("PEM routines::no

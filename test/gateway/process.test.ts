@@ -519,7 +519,9 @@ describe('configuration', () => {
       LEADCHAT_TLS_KEY: path.join(base, 'missing-key.pem'),
     });
     expect(missing.code).toBe(1);
-    expect(missing.output).toContain('LEADCHAT_TLS_CERT');
+    // Both are named, whichever of the two reads failed first.
+    expect(missing.output).toContain(`Cannot read LEADCHAT_TLS_CERT ${path.join(base, 'missing-cert.pem')}: ENOENT`);
+    expect(missing.output).toContain(`; nor LEADCHAT_TLS_KEY ${path.join(base, 'missing-key.pem')}: ENOENT`);
     expect(missing.output).not.toContain('listening on');
     // The failed start released the data dir.
     expect(existsSync(path.join(base, 'b', 'gateway.lock'))).toBe(false);
