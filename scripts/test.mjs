@@ -1,9 +1,9 @@
 /**
  * `npm test -- [jest options]`, run after `npm run build`: jest's fast tier, with lint and the package checks
- * (`npm run checks`) beside it at the lowest CPU priority. jest keeps two files running, and much of their time
+ * (`npm run checks`) beside it at the lowest CPU priority. jest keeps two files running, and part of their time
  * they wait on what they started (gateway processes, the browser, the database): the checks take the cores then,
- * and yield them as soon as a test wants them. What the checks printed comes after jest's report; the run fails when
- * either does.
+ * rather than a minute of their own before jest. What the checks printed comes after jest's report; the run fails
+ * when either does.
  */
 import { spawn } from 'node:child_process';
 import path from 'node:path';
