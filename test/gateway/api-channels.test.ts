@@ -5,6 +5,7 @@ import {
   createAccount,
   expectApiError,
   getBytes,
+  HANDOFF_NOTICE,
   poll,
   Receiver,
   request,
@@ -291,7 +292,7 @@ test('channel credentials are validated, stored and shown back masked with the w
   expectApiError(await api(ctx.gw, account, 'DELETE', 'channels/whatsapp'), 404, 'CHANNEL_NOT_FOUND');
 });
 
-test('an SMS lead through Twilio is answered by the OpenAI-compatible bot, and status callbacks update each message', async () => {
+test('an SMS lead through Twilio is answered by the OpenAI-compatible bot, status callbacks update each message, and an answer undelivered goes to the team', async () => {
   const { account, hook } = await accountWith({ twilio });
   await api(ctx.gw, account, 'PUT', 'settings/bot', {
     body: {
@@ -419,6 +420,18 @@ test('an SMS lead through Twilio is answered by the OpenAI-compatible bot, and s
   // A late "sent" does not bring a failed message back.
   await postTwilio(account, 'status', { MessageSid: reply.providerMessageId, MessageStatus: 'sent' });
   expect((await api(ctx.gw, account, 'GET', `messages/${reply.id}`)).body.status).toBe('failed');
+
+  // The bot's answer never reached the lead: the team is handed the conversation, and the lead is told by text.
+  await untilIdle(ctx.gw);
+  expect((await api(ctx.gw, account, 'GET', `conversations/${conversation.id}`)).body).toMatchObject({
+    status: 'handed_off',
+    needsReply: true,
+    handoff: { reason: 'reply_failed', message: 'How much for a cleaning? I want to book' },
+    lastMessage: { author: 'system', body: HANDOFF_NOTICE, status: 'sent' },
+  });
+  const texts = toProvider(`/Accounts/AC${hex('a')}/Messages.json`).filter((r) => form(r).To === phone);
+  expect(texts.map((r) => form(r).Body).at(-1)).toBe(HANDOFF_NOTICE);
+  expect(hook.requests.filter((r) => r.body?.type === 'handoff').map((r) => r.body.reason)).toEqual(['reply_failed']);
 });
 
 test('when the LLM endpoint fails the FAQ bot answers, and the test endpoint says why', async () => {
