@@ -4,6 +4,7 @@ import type { Message } from '../domain/messages.js';
 import { isBuiltIn } from '../api-contract.js';
 import { ChannelError } from '../engine/ports/channel-provider.js';
 import { changeStatus } from '../engine/message-status.js';
+import { OPTED_OUT } from '../engine/sending.js';
 import type { Job, JobResult } from '../store/store.js';
 import type { JobKinds } from '../domain/job-kinds.js';
 import type { JobContext } from './queue.js';
@@ -20,6 +21,12 @@ export async function sendMessageJob(gw: JobContext, job: Job<JobKinds['send']>)
   const channel = message.channel;
   const account = await gw.store.get<Account>('accounts', message.accountId);
   if (!account) return;
+  // A send waits for its turn, or for the provider to come back after a fault, maybe for hours: a STOP the contact
+  // said meanwhile holds as if it came before the message was written.
+  if (message.author !== 'system' && (await optedOut(gw, message))) {
+    await settle(gw, message, { status: 'skipped', error: OPTED_OUT.message, errorCode: OPTED_OUT.code });
+    return;
+  }
   const provider = gw.providers.channel(gw.config, account, channel);
   try {
     const { providerMessageId } = await provider.send({
