@@ -8,8 +8,9 @@ import { baseLanguage } from '../language.js';
  *   letters and digits (spaces, punctuation, emoji, apostrophes, hyphens) turned into one space, trimmed.
  *   "  Stop. ", "STOP!", "opt-out" and "Opt Out" all read "stop" / "opt out".
  * - A keyword counts when it is the whole message once courtesy is set aside: words such as "please", "now",
- *   "thanks", "me", "it" (COURTESY, in every language known), and the keyword said twice. "stop", "Stop please",
- *   "STOP STOP" and "unsubscribe me" opt out; "I can't stop smiling" and "we want to cancel our old provider" do not.
+ *   "thanks", "me", "it" (COURTESY, in every language known), and the keyword said again, however often. "stop",
+ *   "Stop please", "STOP STOP STOP" and "unsubscribe me" opt out; "I can't stop smiling" and "we want to cancel our
+ *   old provider" do not.
  * - Opt-out: the FCC's 2025 revocation words, in English whatever the campaign's language as carriers treat them,
  *   and each language's own (LOCAL_OPT_OUT_WORDS: "baja", "abmelden"); or a phrase of OPT_OUT_PHRASES as whole
  *   words in a short message ("please stop texting me", "remove me from your list", "no me escriban más"). Every
@@ -271,16 +272,24 @@ const OPT_OUT_KEYWORDS: readonly string[] = [...OPT_OUT_WORDS, ...everyLanguage(
 const OPT_OUT_PHRASE = padded(everyLanguage(OPT_OUT_PHRASES));
 
 /**
- * The message with courtesy set aside, and a keyword said twice once: "stop please" and "STOP STOP" read "stop".
- * The same text when nothing is set aside.
+ * The message with courtesy set aside, and a keyword said over and over once: "stop please", "STOP STOP" and
+ * "STOP STOP STOP" read "stop". The same text when nothing is set aside.
  */
 function core(text: string, aside: RegExp): string {
   // Each match eats its spaces: run twice, so that neighbours ("please now") both go.
   const bare = ` ${text} `.replace(aside, '  ').replace(aside, '  ').replace(/ +/g, ' ').trim();
-  const half = bare.length >> 1;
-  return bare.length > 2 && bare[half] === ' ' && bare.slice(0, half) === bare.slice(half + 1)
-    ? bare.slice(0, half)
-    : bare;
+  return once(bare);
+}
+
+/** Words said several times in a row ("stop stop stop", "opt out opt out"), said once; other text as it is. */
+function once(text: string): string {
+  if (!text.includes(' ')) return text;
+  const words = text.split(' ');
+  for (let size = 1; size <= words.length >> 1; size++) {
+    if (words.length % size !== 0) continue;
+    if (words.every((word, i) => word === words[i % size])) return words.slice(0, size).join(' ');
+  }
+  return text;
 }
 
 /**
