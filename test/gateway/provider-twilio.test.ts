@@ -421,6 +421,31 @@ describe('inbound webhook', () => {
     });
   });
 
+  test("a WhatsApp location, coordinates with no text, is skipped as WhatsApp's own API has it: not an empty message", () => {
+    const params = {
+      MessageSid: MESSAGE_SID,
+      From: 'whatsapp:+5511987654321',
+      To: 'whatsapp:+14155238886',
+      Body: '',
+      NumMedia: '0',
+      Latitude: '-23.5505',
+      Longitude: '-46.6333',
+      Address: 'Av. Paulista, 1000',
+      Label: 'Casa',
+    };
+    const form = { params, utf8: true };
+    const request = { hook: 'incoming' as const, url: '', header: () => undefined, body: Buffer.alloc(0), form };
+    expect(t.twilioEntries(request)).toEqual({
+      entries: [],
+      refused: [],
+      skipped: [{ where: 'form', reason: 'not_taken', detail: 'location' }],
+    });
+    // A text beside coordinates is the contact's words: kept.
+    expect(
+      t.twilioEntries({ ...request, form: { ...form, params: { ...params, Body: 'Here I am' } } }).entries,
+    ).toHaveLength(1);
+  });
+
   test.each([
     ['no MessageSid', { From: '+14155550123', Body: 'hi' }, /^MessageSid is missing/],
     ['no From', { MessageSid: MESSAGE_SID, Body: 'hi' }, /^From is missing/],

@@ -181,6 +181,10 @@ export function twilioEntries(request: WebhookRequest): WebhookEntries {
   const fault = request.form?.utf8 === false ? 'not_utf8' : textFault(params);
   if (fault) return { entries: [], refused: [{ where: 'form', fault }] };
   const message = request.hook === 'incoming';
+  // A WhatsApp location comes as coordinates and no text: nothing to keep, as from WhatsApp's own API
+  // (whatsapp-cloud-webhook.ts), rather than an empty message the bot or the team would answer.
+  if (message && isLocation(params))
+    return { entries: [], refused: [], skipped: [{ where: 'form', reason: 'not_taken', detail: 'location' }] };
   const entry: InboundEntry = {
     kind: message ? 'message' : 'status',
     where: 'form',
@@ -190,6 +194,10 @@ export function twilioEntries(request: WebhookRequest): WebhookEntries {
   };
   return { entries: [entry], refused: [] };
 }
+
+/** A contact's shared location: its coordinates, with no text nor file. */
+const isLocation = (params: Record<string, string>) =>
+  Boolean(params.Latitude && params.Longitude) && !params.Body?.trim() && (params.NumMedia ?? '0') === '0';
 
 /** What a Twilio request tells (see twilioEntries); a 400 ApiError for a form Twilio does not send. */
 export function parseTwilioEntry(entry: InboundEntry): Inbound {
