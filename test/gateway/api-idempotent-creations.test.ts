@@ -89,3 +89,27 @@ test('a custom-channel message sent again with its Idempotency-Key reaches the c
   });
   expect((await messages()).map((m: { id: string }) => m.id)).toEqual([again.body.messageId]);
 });
+
+test('a creation sent again with its keys in another order is the same request: made once, answered again', async () => {
+  const key = `reordered-${Date.now()}`;
+  const send = (body: string) =>
+    api(ctx.gw, account, 'POST', 'send_custom_channel_message', { body, headers: { 'Idempotency-Key': key } });
+  const before = (await api(ctx.gw, account, 'GET', 'contacts', { query: { q: 'visitor-reordered' } })).body.data;
+  expect(before).toEqual([]);
+  // A client library that builds its JSON from a map writes its keys in whatever order the map gives, each time.
+  const first = await send(
+    '{"customData":{"fromId":"visitor-reordered","customChannel":"chat","body":"See you at 8","firstName":"Ana"}}',
+  );
+  expect(first.status).toBe(200);
+  const again = await send(
+    '{ "customData": { "firstName": "Ana", "body": "See you at 8", "customChannel": "chat", "fromId": "visitor-reordered" } }',
+  );
+  expect({ status: again.status, replayed: again.headers['idempotent-replayed'], body: again.body }).toEqual({
+    status: 200,
+    replayed: 'true',
+    body: first.body,
+  });
+  const [contact] = (await api(ctx.gw, account, 'GET', 'contacts', { query: { q: 'visitor-reordered' } })).body.data;
+  const messages = (await api(ctx.gw, account, 'GET', `contacts/${contact.id}/messages`)).body.data;
+  expect(messages.map((m: { id: string }) => m.id)).toEqual([first.body.messageId]);
+});

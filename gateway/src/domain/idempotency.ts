@@ -33,9 +33,9 @@ type Claim = { replay: Remembered } | { claimed: string };
 
 /**
  * Runs `perform` at most once per account and key within 24 h. The same key with the same request (its method,
- * path and body, as http/idempotent-answer.ts gives it) replays the first response; with another request it is 422;
- * while the first is still in flight it is 409. `perform` returns
- * the status and body to answer, and calls `remember(...)` inside its own transaction, so the response is kept
+ * path and body, as http/idempotent-answer.ts gives it, an object's keys in any order) replays the first response;
+ * with another request it is 422; while the first is still in flight it is 409. `perform` returns the status and
+ * body to answer, and calls `remember(...)` inside its own transaction, so the response is kept
  * exactly when the change commits. A failed `perform` releases the key, unless its response was kept after all (its
  * commit's answer lost: CommitOutcomeUnknownError), which a repetition then replays.
  */
@@ -51,9 +51,9 @@ export async function idempotent(
   if (key === undefined) return { ...(await perform(async () => undefined)), replayed: false };
   if (!/^[\x21-\x7e]{1,255}$/.test(key))
     throw badRequest('Idempotency-Key: must be 1-255 visible ASCII characters', 'INVALID_IDEMPOTENCY_KEY');
-  const requestHash = createHash('sha256')
-    .update(JSON.stringify(request ?? null))
-    .digest('hex');
+  const requestHash = sha256(JSON.stringify(request ?? null, sortedKeys));
+  // A key kept before requests were hashed with their keys sorted, for up to 24 hours after an upgrade.
+  const asWritten = sha256(JSON.stringify(request ?? null));
 
   /** The record this request made, if it made one: the only one it may let go of when its claim's outcome is unknown. */
   let made: string | undefined;
@@ -62,7 +62,7 @@ export async function idempotent(
     const at = clockNow();
     const [stored] = await tx.find<Remembered>('idempotency', 'key', [accountId, key]);
     if (stored && stored.expiresAt > at) {
-      if (stored.requestHash !== requestHash) {
+      if (stored.requestHash !== requestHash && stored.requestHash !== asWritten) {
         throw new ApiError(
           422,
           'IDEMPOTENCY_KEY_REUSED',
@@ -112,6 +112,17 @@ export async function idempotent(
     await release(gw, id);
     throw err;
   }
+}
+
+const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
+
+/**
+ * An object's keys in one order: a client library that writes its JSON from a map may write the same body's keys in
+ * another order when it sends it again, and that is the same request.
+ */
+function sortedKeys(_key: string, value: unknown): unknown {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
+  return Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
 /** The contact a response names by its `contactId`, as every answer about a contact does. */
