@@ -88,6 +88,38 @@ describe('request bodies', () => {
     }
   });
 
+  test('a field written twice in one object → 400 naming it, nothing stored; keys alike in other objects or in text are fine', async () => {
+    const [first, second] = [uniquePhone(), uniquePhone()];
+    const twice = await api(ctx.gw, account, 'POST', 'contacts', {
+      body: `{"firstName":"Ann","phone":"${first}","phone":"${second}"}`,
+    });
+    expectApiError(twice, 400, 'VALIDATION_ERROR');
+    expect(twice.body.error.fields).toEqual([
+      { field: 'phone', code: 'INVALID', message: 'is given twice; give each field once' },
+    ]);
+    for (const phone of [first, second])
+      expectApiError(await api(ctx.gw, account, 'GET', 'contacts', { query: { phoneNumber: phone } }), 404);
+
+    const nested = await api(ctx.gw, account, 'POST', 'campaigns', {
+      body: '{"name":"Twice","bot":{"faqs":[{"question":"a","answer":"b"},{"question":"c","answer":"d","answer":"e"}]}}',
+    });
+    expectApiError(nested, 400, 'VALIDATION_ERROR');
+    expect(nested.body.error.message).toBe('bot.faqs.1.answer: is given twice; give each field once');
+
+    const plain = await api(ctx.gw, account, 'POST', 'incoming_custom_channel_message', {
+      body: '{"customData":{"messageSid":"twice-1","fromId":"u-twice","toId":"b","body":"yes","body":"no"}}',
+    });
+    expectPlainError(plain, 400);
+    expect(plain.body.error).toBe('customData.body: is given twice; give each field once');
+
+    // A key may come again in another object, and a value may read like a key (an escaped quote, a colon).
+    const alike = await api(ctx.gw, account, 'POST', 'contacts', {
+      body: `{"firstName":"A \\":\\"phone\\":","phone":"${first}","customFields":{"phone":"x"}}`,
+    });
+    expect(alike.status).toBe(201);
+    expect(alike.body.phone).toBe(first);
+  });
+
   test('a body in another media type → 415', async () => {
     for (const contentType of [
       'text/plain',

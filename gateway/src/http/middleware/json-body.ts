@@ -3,6 +3,7 @@ import express, { type RequestHandler } from 'express';
 import { firstFault, type Found } from '../../domain/body-walk.js';
 import { textFaultAt, utf8, type TextFault } from '../../domain/storable-text.js';
 import { ApiError, badRequest } from '../../errors.js';
+import { duplicateKeyIn } from './duplicate-key.js';
 
 /**
  * Parses a JSON body up to `limit` bytes. A body of another media type is refused with 415 rather than
@@ -23,7 +24,11 @@ export function jsonBody(limit: number | string = '100kb'): RequestHandler {
       const text = textFaultAt(req.body);
       if (text) return next(textRefused(text));
       const proto = protoKeyIn(req.body);
-      next(proto === undefined ? undefined : protoRefused(proto));
+      if (proto !== undefined) return next(protoRefused(proto));
+      const bytes = bodies.get(req);
+      bodies.delete(req);
+      const twice = bytes && duplicateKeyIn(bytes.toString('utf8'), req.body);
+      next(twice === undefined ? undefined : twiceRefused(twice));
     });
   };
 }
@@ -40,11 +45,15 @@ const UTF8_ALIAS =
  * checked as it came, before decoding, and refused. JSON travels as UTF-8 (RFC 8259 §8.1); the other UTF charsets
  * body-parser would take (UTF-16, UTF-32) decode bad bytes just as quietly, so they are refused as a media type.
  */
-function utf8Only(_req: IncomingMessage, _res: unknown, bytes: Buffer, encoding: string): void {
+function utf8Only(req: IncomingMessage, _res: unknown, bytes: Buffer, encoding: string): void {
   if (encoding !== 'utf-8' && encoding !== 'utf8')
     throw new ApiError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Request body must be UTF-8 JSON');
   if (!utf8(bytes)) throw badRequest('Request body is not valid UTF-8', 'INVALID_ENCODING');
+  bodies.set(req, bytes);
 }
+
+/** A body's bytes, from their check until it is parsed, for what only its text tells (a key written twice). */
+const bodies = new WeakMap<IncomingMessage, Buffer>();
 
 /**
  * Where a key "__proto__" is in a parsed body, if anywhere. JSON.parse makes it a key like any other, but an object
@@ -73,4 +82,9 @@ function textRefused({ path, key, fault }: Found<TextFault>): ApiError {
 const protoRefused = (field: string) =>
   new ApiError(400, 'VALIDATION_ERROR', `${field}: must not be "__proto__"`, {}, [
     { field, code: 'INVALID', message: 'must not be "__proto__"' },
+  ]);
+
+const twiceRefused = (field: string) =>
+  new ApiError(400, 'VALIDATION_ERROR', `${field}: is given twice; give each field once`, {}, [
+    { field, code: 'INVALID', message: 'is given twice; give each field once' },
   ]);
