@@ -234,6 +234,25 @@ describe('PATCH /v1/contacts/{id}', () => {
     expect((await api(ctx.gw, account, 'GET', `contacts/${c.id}`)).body.phone).toBe(c.phone);
   });
 
+  test('a correction naming no field it knows (empty, or a name mistyped) → 400 saying which it takes; nothing changes', async () => {
+    const c = await create({ firstName: 'Ivy', lastName: 'Long', phone: uniquePhone() });
+    for (const body of [{}, { lastname: 'Short' }, { LastName: 'Short', phoneNumber: uniquePhone() }]) {
+      const res = await patch(c.id, body);
+      expectApiError(res, 400, 'VALIDATION_ERROR');
+      expect(res.body.error.fields).toEqual([
+        {
+          field: 'body',
+          code: 'INVALID',
+          message:
+            'give firstName, lastName, phone, email, customFields or externalIds (or first_name, last_name, phone_number, custom_fields, external_ids)',
+        },
+      ]);
+    }
+    expect((await api(ctx.gw, account, 'GET', `contacts/${c.id}`)).body).toEqual(c);
+    // A field it knows beside one it does not is a correction: what it knows changes.
+    expect((await patch(c.id, { lastName: 'Short', nickname: 'Ives' })).body.lastName).toBe('Short');
+  });
+
   test('a contact holds at most 50 custom fields and 20 external IDs: a correction adding past them → 400 TOO_MANY, nothing changes', async () => {
     const keys = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}${i}`);
     const c = await create({

@@ -167,6 +167,11 @@ export const contactUpdate = z
       ),
     external_ids: externalIdChanges.optional(),
   })
+  // A body naming no field it knows (`{}`, or `lastname` mistyped) would change nothing and answer 200 as if it had.
+  .refine(
+    (b) => Object.values(b).some((v) => v !== undefined),
+    'give firstName, lastName, phone, email, customFields or externalIds (or first_name, last_name, phone_number, custom_fields, external_ids)',
+  )
   .superRefine(oneSpelling(...CONTACT_SPELLINGS))
   .transform((b) => ({
     firstName: b.firstName !== undefined ? b.firstName : b.first_name,
