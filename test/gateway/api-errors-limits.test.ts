@@ -106,6 +106,12 @@ describe('request bodies', () => {
     expectApiError(nested, 400, 'VALIDATION_ERROR');
     expect(nested.body.error.message).toBe('bot.faqs.1.answer: is given twice; give each field once');
 
+    // The same key once written with an escape: JSON reads both as one.
+    const escaped = await api(ctx.gw, account, 'POST', 'contacts', {
+      body: `{"firstName":"Ann","phone":"${first}","\\u0070hone":"${second}"}`,
+    });
+    expect(escaped.body.error.message).toBe('phone: is given twice; give each field once');
+
     const plain = await api(ctx.gw, account, 'POST', 'incoming_custom_channel_message', {
       body: '{"customData":{"messageSid":"twice-1","fromId":"u-twice","toId":"b","body":"yes","body":"no"}}',
     });
