@@ -279,6 +279,49 @@ test("an opted-out contact keeps nothing going when it takes a duplicate's conve
   expect(waiting.body.data.map((c: { contactId: string }) => c.contactId)).not.toContain(stopped.id);
 });
 
+test("a campaign's opening that went to the duplicate stands: this contact's still waiting does not go, and the follow-up after the one that went does", async () => {
+  const list = await newList('Spring offer');
+  const campaign = await api(ctx.gw, account, 'POST', 'campaigns', {
+    body: {
+      name: 'Spring offer',
+      channel: 'sms',
+      listId: list.id,
+      openingMessage: 'Hi {{first_name}}!',
+      triggerOnNewContacts: true,
+      status: 'live',
+      followUps: { enabled: true, steps: [{ after: '1d', body: 'Still interested?' }] },
+    },
+  });
+  expect(campaign.status).toBe(201);
+  const keep = await create({ firstName: 'Ines', phone: uniquePhone() });
+  const twin = await create({ firstName: 'Ines', phone: uniquePhone() });
+  await join(list.id, twin.id);
+  await untilIdle(ctx.gw, { horizonMs: 0 });
+  // The CRM adds the same person again under her other number, her opening to go in an hour.
+  expect(
+    (await api(ctx.gw, account, 'POST', `lists/${list.id}/contacts`, { body: { contactId: keep.id, delay: '1h' } }))
+      .status,
+  ).toBe(201);
+
+  expect((await merge(keep.id, twin.id)).status).toBe(200);
+  const [conversation] = (await api(ctx.gw, account, 'GET', 'conversations', { query: { contactId: keep.id } })).body
+    .data;
+  expect(conversation).toMatchObject({
+    opening: { campaignId: campaign.body.id, status: 'sent' },
+    next: { kind: 'follow_up', step: 0 },
+  });
+  await advanceClock(ctx.gw, '2h');
+  await untilIdle(ctx.gw);
+  const authors = async () =>
+    ((await api(ctx.gw, account, 'GET', `contacts/${keep.id}/messages`)).body.data as Array<{ author: string }>).map(
+      (m) => m.author,
+    );
+  expect(await authors()).toEqual(['campaign']);
+  await advanceClock(ctx.gw, '1d');
+  await untilIdle(ctx.gw);
+  expect(await authors()).toEqual(['campaign', 'follow_up']);
+});
+
 const sms = async (phone: string, body: string) =>
   expect((await api(ctx.gw, account, 'POST', 'channels/sms/incoming', { body: { phone, body } })).status).toBeLessThan(
     300,

@@ -17,7 +17,9 @@ import { cancelFollowUps } from '../domain/follow-up-timers.js';
 import { reassignInImports } from '../domain/imports.js';
 import type { Membership } from '../domain/lists.js';
 import type { Message } from '../domain/messages.js';
-import { openingKey, openingsOf, type Opening } from '../domain/openings.js';
+import { openingKey, openingsOf, stateOf, type Opening } from '../domain/openings.js';
+import { campaignById } from '../domain/campaigns.js';
+import { followUpFrom, scheduleFollowUp } from './follow-ups.js';
 import { keepOptOut } from '../domain/erased-opt-outs.js';
 import { holdOptOut, releaseOptOut } from '../domain/opt-out-hold.js';
 import { moveUnreachable } from '../domain/reach.js';
@@ -141,6 +143,7 @@ async function moveConversations(
   keep: Contact,
   other: Contact,
 ): Promise<{ folded: Map<string, string>; campaigns: Set<string> }> {
+  const went = await stopOpeningsSentToOther(tx, keep, other);
   const mine = new Map((await conversationsOfContact(tx, keep.id)).map((c) => [c.channelKey, c]));
   const folded = new Map<string, string>();
   const campaigns = new Set<string>();
@@ -154,8 +157,10 @@ async function moveConversations(
     }
     folded.set(c.id, there.id);
     await cancelFollowUps(tx, c);
-    await foldConversation(tx, there, c);
+    const into = await foldConversation(tx, there, c);
     await removeConversation(tx, c);
+    const opening = went.find((o) => o.conversationId === c.id);
+    if (opening) await followOnFrom(tx, opening, c, into);
   }
   const keptOpenings = new Set((await openingsOf(tx, keep.id)).map((o) => o.campaignId));
   for (const o of await openingsOf(tx, other.id)) {
@@ -165,10 +170,15 @@ async function moveConversations(
       await tx.cancelJobs(openingKey(o.id));
       await tx.remove('openings', o.id);
     } else {
-      await tx.update<Opening>('openings', o.id, {
+      const moved = await tx.update<Opening>('openings', o.id, {
         contactId: keep.id,
         conversationId: folded.get(o.conversationId) ?? o.conversationId,
       });
+      const into = folded.get(o.conversationId);
+      const conversation = into ? await tx.get<Conversation>('conversations', into) : undefined;
+      // This contact's opening of the campaign, still waiting, was dropped for it: the conversation shows it.
+      if (conversation?.opening?.campaignId === o.campaignId)
+        await updateConversation(tx, conversation, { opening: stateOf(moved) });
     }
   }
   for (const campaignId of campaigns) {
@@ -178,4 +188,47 @@ async function moveConversations(
     }
   }
   return { folded, campaigns };
+}
+
+/**
+ * A campaign opens a conversation with a person once. Where its opening already went to the duplicate and this
+ * contact's still waits (a delay, the campaign's pace, a sending window, a pause), the one that went stands: the
+ * waiting one is dropped before the duplicate's moves here, or the person would be greeted twice. Answers the
+ * duplicate's openings that went and now stand.
+ */
+async function stopOpeningsSentToOther(tx: Tx, keep: Contact, other: Contact): Promise<Opening[]> {
+  const waiting = new Map(
+    (await openingsOf(tx, keep.id)).filter((o) => o.messageId === null).map((o) => [o.campaignId, o]),
+  );
+  const went: Opening[] = [];
+  for (const o of await openingsOf(tx, other.id)) {
+    const mine = waiting.get(o.campaignId);
+    if (o.messageId === null || !mine) continue;
+    await tx.cancelJobs(openingKey(mine.id));
+    await tx.remove('openings', mine.id);
+    const conversation = await tx.get<Conversation>('conversations', mine.conversationId);
+    if (conversation?.next?.kind === 'opening') await updateConversation(tx, conversation, { next: null });
+    went.push(o);
+  }
+  return went;
+}
+
+/**
+ * The duplicate's conversation that the campaign's opening went on is folded into this contact's: the follow-ups
+ * waiting for an answer to it go on there, as they would have (unless the contact wrote there since it went).
+ */
+async function followOnFrom(tx: Tx, opening: Opening, from: Conversation, into: Conversation): Promise<void> {
+  const next = from.next;
+  if ((next?.kind !== 'follow_up' && next?.kind !== 'close') || into.next || into.status !== 'active') return;
+  const since = followUpFrom(from);
+  if (since === undefined || Date.parse(into.lastIncomingAt ?? '') > since) return;
+  const campaign = await campaignById(tx, opening.campaignId);
+  if (campaign?.status === 'live' && !from.followUpHeld)
+    await scheduleFollowUp(tx, campaign, into, next.step ?? 0, since);
+  else if (campaign?.status === 'paused' || from.followUpHeld)
+    await updateConversation(tx, into, {
+      next,
+      followUpHeld: from.followUpHeld ?? null,
+      followUpFrom: from.followUpFrom ?? null,
+    });
 }
