@@ -322,6 +322,66 @@ test("a campaign's opening that went to the duplicate stands: this contact's sti
   expect(await authors()).toEqual(['campaign', 'follow_up']);
 });
 
+test("an opening that failed for want of credits is not sent once a merge brought the duplicate's that went, whichever contact it was", async () => {
+  const agency = await createAccount(ctx.gw, { type: 'agency', email: `${unique('agency')}@example.com` });
+  const owner = await createAccount(ctx.gw, { parentEmail: agency.email, email: `${unique('sub')}@example.com` });
+  const list = (await api(ctx.gw, owner, 'POST', 'lists', { body: { name: 'Leads' } })).body;
+  const campaign = await api(ctx.gw, owner, 'POST', 'campaigns', {
+    body: {
+      name: 'Leads',
+      channel: 'sms',
+      listId: list.id,
+      openingMessage: 'Hi!',
+      triggerOnNewContacts: true,
+      status: 'live',
+    },
+  });
+  expect(campaign.status).toBe(201);
+  const contact = async () =>
+    (await api(ctx.gw, owner, 'POST', 'contacts', { body: { firstName: 'Olu', phone: uniquePhone() } })).body.id;
+  const add = async (contactId: string) => {
+    await api(ctx.gw, owner, 'POST', `lists/${list.id}/contacts`, { body: { contactId } });
+    await untilIdle(ctx.gw, { horizonMs: 0 });
+  };
+  const openings = async (contactId: string) =>
+    ((await api(ctx.gw, owner, 'GET', `contacts/${contactId}/messages`)).body.data as any[])
+      .filter((m) => m.author === 'campaign')
+      .map((m) => m.status);
+  // Two pairs of one person each: the contact kept's opening failed (no credits yet) in one, the duplicate's in the other.
+  const [keptFailed, keptSent] = [await contact(), await contact()];
+  const [twinSent, twinFailed] = [await contact(), await contact()];
+  await add(keptFailed);
+  await add(twinFailed);
+  await api(ctx.gw, agency, 'POST', 'subaccounts/credits', { body: { email: owner.email, amount: 10 } });
+  await add(twinSent);
+  await add(keptSent);
+  const [failedOfKept] = ((await api(ctx.gw, owner, 'GET', `contacts/${keptFailed}/messages`)).body.data as any[]).map(
+    (m) => m.id,
+  );
+  const [failedOfTwin] = ((await api(ctx.gw, owner, 'GET', `contacts/${twinFailed}/messages`)).body.data as any[]).map(
+    (m) => m.id,
+  );
+
+  expect((await merge(keptFailed, twinSent, owner)).status).toBe(200);
+  expect((await merge(keptSent, twinFailed, owner)).status).toBe(200);
+  const campaignRetry = await api(ctx.gw, owner, 'POST', `campaigns/${campaign.body.id}/openings/retry-failed`);
+  expect(campaignRetry.body).toMatchObject({ retried: [], refused: [] });
+  for (const id of [failedOfKept, failedOfTwin])
+    expectApiError(await api(ctx.gw, owner, 'POST', `messages/${id}/retry`), 409, 'OPENING_SUPERSEDED');
+  const inboxRetry = await api(ctx.gw, owner, 'POST', 'conversations/retry-failed');
+  expect(inboxRetry.body.retried).toEqual([]);
+  expect(inboxRetry.body.refused.map((r: { code: string }) => r.code)).toEqual([
+    'OPENING_SUPERSEDED',
+    'OPENING_SUPERSEDED',
+  ]);
+  await untilIdle(ctx.gw);
+  expect((await openings(keptFailed)).sort()).toEqual(['failed', 'sent']);
+  expect((await openings(keptSent)).sort()).toEqual(['failed', 'sent']);
+  const [conversation] = (await api(ctx.gw, owner, 'GET', 'conversations', { query: { contactId: keptFailed } })).body
+    .data;
+  expect(conversation.opening).toMatchObject({ campaignId: campaign.body.id, status: 'sent' });
+});
+
 const sms = async (phone: string, body: string) =>
   expect((await api(ctx.gw, account, 'POST', 'channels/sms/incoming', { body: { phone, body } })).status).toBeLessThan(
     300,

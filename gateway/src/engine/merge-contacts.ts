@@ -21,6 +21,7 @@ import { openingKey, openingsOf, stateOf, type Opening } from '../domain/opening
 import { campaignById } from '../domain/campaigns.js';
 import { followUpFrom, scheduleFollowUp } from './follow-ups.js';
 import { keepOptOut } from '../domain/erased-opt-outs.js';
+import { forgetFailedOpening } from '../domain/failed-openings.js';
 import { holdOptOut, releaseOptOut } from '../domain/opt-out-hold.js';
 import { moveUnreachable } from '../domain/reach.js';
 import type { Unanswered } from '../domain/unanswered.js';
@@ -166,9 +167,11 @@ async function moveConversations(
   for (const o of await openingsOf(tx, other.id)) {
     campaigns.add(o.campaignId);
     if (keptOpenings.has(o.campaignId)) {
-      // A campaign opens a conversation with a contact once: this contact's opening stands.
+      // A campaign opens a conversation with a contact once: this contact's opening stands, and the other's failed
+      // message is no longer among the campaign's openings to retry.
       await tx.cancelJobs(openingKey(o.id));
       await tx.remove('openings', o.id);
+      if (o.messageId) await forgetFailedOpening(tx, o.messageId);
     } else {
       const moved = await tx.update<Opening>('openings', o.id, {
         contactId: keep.id,
@@ -191,21 +194,23 @@ async function moveConversations(
 }
 
 /**
- * A campaign opens a conversation with a person once. Where its opening already went to the duplicate and this
- * contact's still waits (a delay, the campaign's pace, a sending window, a pause), the one that went stands: the
- * waiting one is dropped before the duplicate's moves here, or the person would be greeted twice. Answers the
- * duplicate's openings that went and now stand.
+ * A campaign opens a conversation with a person once. Where its opening went to the duplicate and this contact's has
+ * not (it waits for a delay, the campaign's pace, a sending window or a pause; or it failed, for want of credits, to
+ * be retried), the one that went stands: the other is dropped before the duplicate's moves here, or the person would
+ * be greeted twice (a failed one's message stays, and a retry refuses it). Answers the duplicate's openings that went
+ * and now stand.
  */
 async function stopOpeningsSentToOther(tx: Tx, keep: Contact, other: Contact): Promise<Opening[]> {
-  const waiting = new Map(
-    (await openingsOf(tx, keep.id)).filter((o) => o.messageId === null).map((o) => [o.campaignId, o]),
+  const notSent = new Map(
+    (await openingsOf(tx, keep.id)).filter((o) => o.status !== 'sent').map((o) => [o.campaignId, o]),
   );
   const went: Opening[] = [];
   for (const o of await openingsOf(tx, other.id)) {
-    const mine = waiting.get(o.campaignId);
-    if (o.messageId === null || !mine) continue;
+    const mine = notSent.get(o.campaignId);
+    if (o.status !== 'sent' || !mine) continue;
     await tx.cancelJobs(openingKey(mine.id));
     await tx.remove('openings', mine.id);
+    if (mine.messageId) await forgetFailedOpening(tx, mine.messageId);
     const conversation = await tx.get<Conversation>('conversations', mine.conversationId);
     if (conversation?.next?.kind === 'opening') await updateConversation(tx, conversation, { next: null });
     went.push(o);

@@ -48,6 +48,7 @@ async function overtakenCampaignMessage(
 ): Promise<Refusal | undefined> {
   if ((message.author !== 'campaign' && message.author !== 'follow_up') || !message.campaignId) return undefined;
   const followUp = message.author === 'follow_up';
+  if (!followUp && (await openedByAnother(tx, message.campaignId, message))) return OPENED_BY_ANOTHER;
   if (followUp && wroteSince(conversation, message))
     return {
       code: 'CONTACT_WROTE_SINCE',
@@ -61,6 +62,23 @@ async function overtakenCampaignMessage(
   const campaign = await campaignById(tx, message.campaignId);
   if (campaign && (await leftCampaignList(tx, campaign, conversation))) return notSentFor('left_list');
   return undefined;
+}
+
+const OPENED_BY_ANOTHER: Refusal = {
+  code: 'OPENING_SUPERSEDED',
+  message:
+    "The campaign's opening to this contact is another message, sent or waiting to go (a merge brought the duplicate's): a campaign opens a conversation once, so this one is not sent",
+};
+
+/**
+ * Whether the campaign's opening to the contact is another message than this failed one: a merge of two contacts
+ * the campaign had each written to (or was to write to) keeps one opening, and the other's failed message stays in
+ * the conversation; sent on a retry, it would greet the person a second time. A message with no opening of its
+ * campaign (older data) is its own.
+ */
+async function openedByAnother(tx: Tx, campaignId: string, message: Message): Promise<boolean> {
+  const [opening] = await tx.find<Opening>('openings', 'member', [campaignId, message.contactId]);
+  return opening !== undefined && opening.messageId !== message.id;
 }
 
 /**

@@ -630,6 +630,7 @@ export const OPERATIONS: Record<string, Partial<Record<'get' | 'post' | 'put' | 
           'CONTACT_WROTE_SINCE',
           'CONTACT_LEFT_LIST',
           'HANDED_OFF',
+          'OPENING_SUPERSEDED',
           'NO_RECEIVER',
         ],
       },

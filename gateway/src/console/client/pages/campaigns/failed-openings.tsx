@@ -15,6 +15,7 @@ const CODE_WORDS: Record<string, string> = {
   CONTACT_OPTED_OUT: 'as their contacts opted out',
   CONTACT_WROTE_SINCE: 'as their contacts wrote first',
   CAMPAIGN_NOT_LIVE: 'as the campaign was no longer Live',
+  OPENING_SUPERSEDED: 'as their contacts have another opening message of the campaign',
 };
 
 /** Openings a retry put back in their campaign's queue, in one sentence. */
