@@ -322,6 +322,35 @@ test("a campaign's opening that went to the duplicate stands: this contact's sti
   expect(await authors()).toEqual(['campaign', 'follow_up']);
 });
 
+test('a contact the campaign skipped for want of a phone, merged with a duplicate it reached, is no longer counted unreachable', async () => {
+  const list = await newList('Webinar');
+  const campaign = await api(ctx.gw, account, 'POST', 'campaigns', {
+    body: {
+      name: 'Webinar',
+      channel: 'sms',
+      listId: list.id,
+      openingMessage: 'Hi!',
+      triggerOnNewContacts: true,
+      status: 'live',
+    },
+  });
+  expect(campaign.status).toBe(201);
+  const keep = await create({ firstName: 'Rui', email: `rui.${Date.now()}@example.com` });
+  const twin = await create({ firstName: 'Rui', phone: uniquePhone() });
+  await join(list.id, keep.id);
+  await join(list.id, twin.id);
+  await untilIdle(ctx.gw, { horizonMs: 0 });
+  const unreachable = async () => (await api(ctx.gw, account, 'GET', `campaigns/${campaign.body.id}`)).body.unreachable;
+  expect(await unreachable()).toMatchObject({ total: 1, byReason: { no_phone: 1 } });
+
+  expect((await merge(keep.id, twin.id)).status).toBe(200);
+  expect(await unreachable()).toMatchObject({ total: 0, byReason: { no_phone: 0 } });
+  expect((await api(ctx.gw, account, 'GET', `campaigns/${campaign.body.id}/unreachable`)).body.data).toEqual([]);
+  const [conversation] = (await api(ctx.gw, account, 'GET', 'conversations', { query: { contactId: keep.id } })).body
+    .data;
+  expect(conversation.opening).toMatchObject({ status: 'sent' });
+});
+
 test("an opening that failed for want of credits is not sent once a merge brought the duplicate's that went, whichever contact it was", async () => {
   const agency = await createAccount(ctx.gw, { type: 'agency', email: `${unique('agency')}@example.com` });
   const owner = await createAccount(ctx.gw, { parentEmail: agency.email, email: `${unique('sub')}@example.com` });

@@ -23,7 +23,7 @@ import { followUpFrom, scheduleFollowUp } from './follow-ups.js';
 import { keepOptOut } from '../domain/erased-opt-outs.js';
 import { forgetFailedOpening } from '../domain/failed-openings.js';
 import { holdOptOut, releaseOptOut } from '../domain/opt-out-hold.js';
-import { moveUnreachable } from '../domain/reach.js';
+import { forgetUnreachable, isUnreachableReason, moveUnreachable } from '../domain/reach.js';
 import type { Unanswered } from '../domain/unanswered.js';
 import type { Delivery } from '../domain/webhooks.js';
 import { ApiError, fieldError } from '../errors.js';
@@ -211,6 +211,8 @@ async function stopOpeningsSentToOther(tx: Tx, keep: Contact, other: Contact): P
     await tx.cancelJobs(openingKey(mine.id));
     await tx.remove('openings', mine.id);
     if (mine.messageId) await forgetFailedOpening(tx, mine.messageId);
+    // Skipped for want of a phone, say: the campaign reached the person after all, under the duplicate's.
+    if (mine.status === 'skipped' && isUnreachableReason(mine.reason)) await forgetUnreachable(tx, mine.reason, mine);
     const conversation = await tx.get<Conversation>('conversations', mine.conversationId);
     if (conversation?.next?.kind === 'opening') await updateConversation(tx, conversation, { next: null });
     went.push(o);
