@@ -411,6 +411,29 @@ test("an opening that failed for want of credits is not sent once a merge brough
   expect(conversation.opening).toMatchObject({ campaignId: campaign.body.id, status: 'sent' });
 });
 
+test("the answer kept for an Idempotency-Key of a reply to the duplicate goes with the merged contact's erasure", async () => {
+  const keep = await create({ firstName: 'Tomas', email: `tomas.${Date.now()}@example.com` });
+  const phone = uniquePhone();
+  const twin = await create({ firstName: 'Tomas', phone });
+  expect(
+    (await api(ctx.gw, account, 'POST', 'channels/sms/incoming', { body: { phone, body: 'Are my results in?' } }))
+      .status,
+  ).toBeLessThan(300);
+  const reply = () =>
+    api(ctx.gw, account, 'POST', `contacts/${twin.id}/messages`, {
+      body: { body: 'Your results are in, Tomas: all clear.' },
+      headers: { 'Idempotency-Key': `results-${twin.id}` },
+    });
+  expect((await reply()).status).toBe(201);
+
+  expect((await merge(keep.id, twin.id)).status).toBe(200);
+  expect((await api(ctx.gw, account, 'DELETE', `contacts/${keep.id}`)).status).toBe(204);
+  // The repetition is a new request about a contact that is gone, not a replay of what was said to the person.
+  const again = await reply();
+  expect(JSON.stringify(again.body)).not.toContain('all clear');
+  expectApiError(again, 404, 'CONTACT_NOT_FOUND');
+});
+
 const sms = async (phone: string, body: string) =>
   expect((await api(ctx.gw, account, 'POST', 'channels/sms/incoming', { body: { phone, body } })).status).toBeLessThan(
     300,

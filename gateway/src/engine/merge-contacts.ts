@@ -14,6 +14,7 @@ import {
 } from '../domain/conversations.js';
 import { moveSteps } from '../domain/funnel.js';
 import { cancelFollowUps } from '../domain/follow-up-timers.js';
+import { moveAnswersNaming } from '../domain/idempotency.js';
 import { reassignInImports } from '../domain/imports.js';
 import type { Membership } from '../domain/lists.js';
 import type { Message } from '../domain/messages.js';
@@ -32,7 +33,8 @@ import type { Tx } from '../store/store.js';
 
 /**
  * POST /v1/contacts/{id}/merge {"contactId"}: the other contact (a duplicate) becomes this one. Its conversations,
- * messages, lists, openings, funnel records, deliveries, rows in import reports and external IDs move here; a conversation on a channel this
+ * messages, lists, openings, funnel records, deliveries, rows in import reports, answers kept for an Idempotency-Key
+ * and external IDs move here; a conversation on a channel this
  * contact has one on too is folded into that one. This contact keeps its own names, phone, email and custom fields
  * and takes the other's where it has none; the other is gone, so one contact is left per phone and email. The
  * person's latest word holds for the merged contact: a STOP of either, unless a START of either came after it.
@@ -70,6 +72,7 @@ export async function mergeContacts(gw: Gateway, accountId: string, id: string, 
     for (const held of await registrationsOf(tx, otherId))
       await tx.update<ExternalId>('external_ids', held.id, { contactId: id });
     await reassignInImports(tx, accountId, otherId, id);
+    await moveAnswersNaming(tx, otherId, id);
     await unindexContactIn(tx, other);
     // The other's phone and IDs are free for this contact only once the other is gone: they are unique.
     await tx.remove('contacts', otherId);
