@@ -322,7 +322,7 @@ test("a campaign's opening that went to the duplicate stands: this contact's sti
   expect(await authors()).toEqual(['campaign', 'follow_up']);
 });
 
-test('a contact the campaign skipped for want of a phone, merged with a duplicate it reached, is no longer counted unreachable', async () => {
+test('a contact the campaign skipped for want of a phone and a duplicate it reached, merged either way, are no longer counted unreachable', async () => {
   const list = await newList('Webinar');
   const campaign = await api(ctx.gw, account, 'POST', 'campaigns', {
     body: {
@@ -337,13 +337,16 @@ test('a contact the campaign skipped for want of a phone, merged with a duplicat
   expect(campaign.status).toBe(201);
   const keep = await create({ firstName: 'Rui', email: `rui.${Date.now()}@example.com` });
   const twin = await create({ firstName: 'Rui', phone: uniquePhone() });
-  await join(list.id, keep.id);
-  await join(list.id, twin.id);
+  // The other way round: the contact kept was reached, its duplicate not.
+  const reached = await create({ firstName: 'Sol', phone: uniquePhone() });
+  const skipped = await create({ firstName: 'Sol', email: `sol.${Date.now()}@example.com` });
+  for (const c of [keep, twin, reached, skipped]) await join(list.id, c.id);
   await untilIdle(ctx.gw, { horizonMs: 0 });
   const unreachable = async () => (await api(ctx.gw, account, 'GET', `campaigns/${campaign.body.id}`)).body.unreachable;
-  expect(await unreachable()).toMatchObject({ total: 1, byReason: { no_phone: 1 } });
+  expect(await unreachable()).toMatchObject({ total: 2, byReason: { no_phone: 2 } });
 
   expect((await merge(keep.id, twin.id)).status).toBe(200);
+  expect((await merge(reached.id, skipped.id)).status).toBe(200);
   expect(await unreachable()).toMatchObject({ total: 0, byReason: { no_phone: 0 } });
   expect((await api(ctx.gw, account, 'GET', `campaigns/${campaign.body.id}/unreachable`)).body.data).toEqual([]);
   const [conversation] = (await api(ctx.gw, account, 'GET', 'conversations', { query: { contactId: keep.id } })).body

@@ -166,15 +166,19 @@ async function moveConversations(
     const opening = went.find((o) => o.conversationId === c.id);
     if (opening) await followOnFrom(tx, opening, c, into);
   }
-  const keptOpenings = new Set((await openingsOf(tx, keep.id)).map((o) => o.campaignId));
+  const keptOpenings = new Map((await openingsOf(tx, keep.id)).map((o) => [o.campaignId, o]));
   for (const o of await openingsOf(tx, other.id)) {
     campaigns.add(o.campaignId);
-    if (keptOpenings.has(o.campaignId)) {
+    const kept = keptOpenings.get(o.campaignId);
+    if (kept) {
       // A campaign opens a conversation with a contact once: this contact's opening stands, and the other's failed
       // message is no longer among the campaign's openings to retry.
       await tx.cancelJobs(openingKey(o.id));
       await tx.remove('openings', o.id);
       if (o.messageId) await forgetFailedOpening(tx, o.messageId);
+      // The other could not be reached (no phone, say), this contact was: the campaign reached the person.
+      if (kept.status === 'sent' && o.status === 'skipped' && isUnreachableReason(o.reason))
+        await forgetUnreachable(tx, o.reason, o);
     } else {
       const moved = await tx.update<Opening>('openings', o.id, {
         contactId: keep.id,
