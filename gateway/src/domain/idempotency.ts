@@ -132,10 +132,6 @@ const named = (response: unknown): string | null => {
 };
 
 /**
- * An erased contact's responses kept for a repetition go with it (engine/erase-contact.ts): they hold what was said
- * to it. A repetition after the erasure is a new request, refused as any request about the contact then is.
- */
-/**
  * A merge: the answers kept that name the duplicate hold what was said to the person the merged contact is, and go
  * with its erasure.
  */
@@ -144,6 +140,10 @@ export async function moveAnswersNaming(tx: Tx, contactId: string, into: string)
     await tx.update<Remembered>('idempotency', kept.id, { contactId: into });
 }
 
+/**
+ * An erased contact's responses kept for a repetition go with it (engine/erase-contact.ts): they hold what was said
+ * to it. A repetition after the erasure is a new request, refused as any request about the contact then is.
+ */
 export async function forgetAnswersNaming(tx: Tx, contactId: string): Promise<void> {
   for (const kept of await tx.find<Remembered>('idempotency', 'contact', [contactId]))
     await tx.remove('idempotency', kept.id);
