@@ -55,8 +55,6 @@ const postgresFast = [
   file('api-campaign-versions'),
   // The factory's own proof: a gateway in the test's process on each backend.
   file('gateway-factory'),
-  // The console's sign-in limits, counted by every process.
-  file('sign-in-limits'),
   // A new password and a sign-in with the old one taking turns on the record that holds it.
   file('new-password'),
 ];
@@ -99,6 +97,9 @@ const system = [
       '**/gateway/upgrade.system.test.ts',
       '**/console/browser.test.ts',
       file('first-day'),
+      // The sign-in limits' rules, over the store's counters: the fast tier proves those counters on PostgreSQL
+      // (store-contract) and counted by two processes (sessions-scale-out).
+      file('sign-in-limits'),
     ],
     // Already in the fast tier on PostgreSQL.
     testPathIgnorePatterns: postgresFast.map((glob) => `/${path.basename(glob).replace(/\./g, '\\.')}$`),
