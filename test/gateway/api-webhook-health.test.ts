@@ -122,6 +122,25 @@ describe('a receiver answering 410 Gone', () => {
       stream.close();
     }
   });
+
+  test('the stream tells webhooks.updated when a disabled one is deleted, so that no page goes on warning of it', async () => {
+    const hook = await receiver(() => ({ status: 410 }));
+    const owner = await consoleAccount(ctx.gw);
+    const { account, id } = await subscribed(hook.url, owner);
+    const session = await signIn(ctx.gw, owner.email, owner.password);
+    const stream = await openStream(ctx.gw, '/console/api/stream', { cookie: session.cookie });
+    try {
+      const told = () => stream.events.filter((e) => e.event === 'webhooks.updated');
+      await contactWrites(account);
+      await stream.until(() => told().length === 1);
+      // As a workflow deactivated in n8n deletes its subscription.
+      expect((await api(ctx.gw, account, 'DELETE', `webhooks/${id}`)).status).toBe(204);
+      await stream.until(() => told().length === 2);
+      expect((await api(ctx.gw, account, 'GET', 'webhooks')).body.data).toEqual([]);
+    } finally {
+      stream.close();
+    }
+  });
 });
 
 describe('replies with their only receiver disabled', () => {

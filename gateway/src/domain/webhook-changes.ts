@@ -1,8 +1,8 @@
 import type { Change, Tx } from '../store/store.js';
 
 /**
- * What the console hears of an account's webhook subscriptions: that one was disabled or enabled again, told once
- * per transaction. Which one, and why, is read through /v1.
+ * What the console hears of an account's webhook subscriptions: that one was disabled, enabled again or deleted,
+ * told once per transaction. Which one, and why, is read through /v1.
  */
 const WEBHOOKS = 'webhooks';
 

@@ -5,6 +5,7 @@ import type { Page, Reader, Store, Tx } from '../store/store.js';
 import type { Account } from './accounts.js';
 import type { EventPayload, EventType } from './events.js';
 import { signingSecrets } from './signing-secrets.js';
+import { subscriptionsChanged } from './webhook-changes.js';
 import { newJob } from './job-kinds.js';
 import type { webhook, WEBHOOK_DISABLED_REASONS } from '../contract/account.js';
 import type { Answer } from '../contract/shared.js';
@@ -87,6 +88,8 @@ export async function unsubscribe(gw: Gateway, accountId: string, id: string): P
   await gw.store.transact(async (tx) => {
     await getSubscription(tx, accountId, id);
     await tx.remove('webhooks', id);
+    // A disabled one gone (its n8n workflow deactivated) no longer asks anyone to fix it: open consoles stop warning.
+    subscriptionsChanged(tx, accountId);
   });
 }
 

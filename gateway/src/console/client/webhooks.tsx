@@ -9,8 +9,8 @@ export const WEBHOOKS_PATH = '/console/settings/webhook';
 
 /**
  * The account's webhook subscriptions, all of them (an account holds at most MAX_WEBHOOKS, one page), read when the
- * page opens and again when the stream tells one was disabled or enabled. Undefined until read, or when `enabled`
- * is false (a role that may not read them).
+ * page opens and again when the stream tells one was disabled, enabled or deleted. Undefined until read, or when
+ * `enabled` is false (a role that may not read them).
  */
 export function useWebhooks(enabled = true): { webhooks?: Webhook[]; error?: string; reload: () => void } {
   const [webhooks, setWebhooks] = useState<Webhook[] | undefined>(undefined);
