@@ -475,6 +475,22 @@ describe('webhooks: what the gateway posts is what the document describes', () =
     expect(doc.components.schemas.AutoRechargeEvent.required).toContain('idempotency_key');
   });
 
+  test("a receiver written from the document learns what a 410 Gone and a redirect do to a subscription's deliveries", () => {
+    for (const [name, item] of Object.entries(doc.webhooks as Record<string, any>)) {
+      if (name === 'test') continue;
+      const { description, responses } = item.post;
+      // A 410 stops every event to the subscription until it is enabled, not this delivery alone.
+      expect({ name, gone: responses['4XX'].description }).toEqual({
+        name,
+        gone: expect.stringContaining('410 Gone to a subscription disables it'),
+      });
+      expect({ name, redirect: description }).toEqual({
+        name,
+        redirect: expect.stringContaining('Redirects are not followed'),
+      });
+    }
+  });
+
   test('a real delivery of each event, to a subscription and to the Custom Channel Webhook URL, is what its schema says', async () => {
     const hook = await Receiver.start();
     const completion = (content: string) => ({

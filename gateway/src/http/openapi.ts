@@ -275,7 +275,10 @@ function operation(components: Components, path: string, method: string, op: Ope
 const RECEIVER_ANSWERS = {
   delivery: {
     '2XX': "Taken: the delivery is sent (and a reply's message with it)",
-    '4XX': 'Refused: the delivery fails at once, but a 408 or 429 is tried again (after Retry-After, when given)',
+    '4XX':
+      'Refused: the delivery fails at once, but a 408 or 429 is tried again (after Retry-After, when given). ' +
+      'A 410 Gone to a subscription disables it: no event is posted to it, nor any retry, until POST /webhooks/{id}/enable ' +
+      '(at the Custom Channel Webhook URL, it fails that reply only)',
     '5XX': 'Tried again on the LEADCHAT_WEBHOOK_RETRIES schedule (or after Retry-After); failed after the last attempt',
   },
   test: {
@@ -304,7 +307,8 @@ function webhook(components: Components, name: WebhookName) {
       tags: ['Webhooks'],
       summary: meta?.title ?? name,
       description:
-        `${meta?.description ?? ''} Posted signed to the receiver's URL, with webhook-event: ${name}.`.trim(),
+        `${meta?.description ?? ''} Posted signed to the receiver's URL, with webhook-event: ${name}. ` +
+        'Redirects are not followed: a 3xx answer fails the delivery, as any other refusal does.',
       // The receiver asks no credential of the gateway: the signature headers prove the sender.
       security: [],
       parameters: [
