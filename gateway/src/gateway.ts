@@ -14,6 +14,7 @@ import { loadCursorKey } from './http/paging.js';
 import { scheduleContactSearchIndex } from './jobs/contact-search-index.js';
 import { upgradeStoredConversations } from './jobs/conversation-upgrade.js';
 import { scheduleDeliveryContacts } from './jobs/delivery-contacts.js';
+import { scheduleFailedOpenings } from './jobs/failed-openings.js';
 import { scheduleAutoRechargeRequests } from './jobs/auto-recharge-requests.js';
 import { scheduleHousekeeping } from './jobs/housekeeping.js';
 import type { JobRunner } from './jobs/queue.js';
@@ -108,6 +109,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     await scheduleHousekeeping(engine);
     await scheduleContactSearchIndex(engine);
     await scheduleDeliveryContacts(engine);
+    await scheduleFailedOpenings(engine);
     await scheduleAutoRechargeRequests(engine);
 
     let stopping = false;

@@ -17,7 +17,7 @@ import {
 } from '../helpers/gateway';
 import { logLines } from '../helpers/log-lines';
 import { openStoreOf } from '../helpers/stopped-store';
-import { HANDOFF_NOTICE, incoming, Receiver } from './api-support';
+import { HANDOFF_NOTICE, incoming, Receiver, uniquePhone } from './api-support';
 
 /**
  * What release 0.1.0 stored of a conversation, read by this release: the data as 0.1.0 wrote it (conversations whose
@@ -363,4 +363,77 @@ test(`a bot's answer 0.2.0 left failed as the conversation's last word goes to t
   expect(await gw.stop()).toBe(0);
   gw = await startGateway({ ...env, LEADCHAT_LOG_LEVEL: 'info' }, gw.dataDir);
   expect(gw.output()).not.toContain('left failed handed to the team');
+});
+
+/**
+ * The openings as 0.2.0 stored them: one whose message failed (no credits) was settled `sent`, on its conversation
+ * too, and no campaign kept a list of its failed openings; the walk since forgotten.
+ */
+const asReleaseTwoLeftFailedOpenings = () =>
+  asReleaseLeftThem(
+    async (tx, c) => {
+      if (c.opening?.status !== 'failed') return false;
+      const [opening] = await tx.find<any>('openings', 'member', [c.opening.campaignId, c.contactId]);
+      await tx.update<any>('openings', opening.id, { status: 'sent' });
+      await tx.remove('failed_openings', opening.messageId);
+      await tx.update<any>('conversations', c.id, { opening: { ...c.opening, status: 'sent' } });
+      return true;
+    },
+    { marks: ['failed-openings-1'], migration: 99 },
+  );
+
+test(`openings 0.2.0 left failed are counted and retried as the campaign's failed openings after the upgrade (${BACKEND})`, async () => {
+  if (gw) {
+    await gw.stop();
+    removeDir(gw.dataDir);
+  }
+  gw = await startGateway(env);
+  // A sub-account with no credits: each opening fails as it goes.
+  const agency = await createAccount(gw, { type: 'agency', email: `agency-${process.pid}@example.com` });
+  account = await createAccount(gw, { parentEmail: agency.email, email: `spring-${process.pid}@example.com` });
+  const list = (await v1('POST', 'lists', { name: 'Leads' })).body;
+  const campaign = await v1('POST', 'campaigns', {
+    name: 'Spring',
+    channel: 'sms',
+    listId: list.id,
+    openingMessage: 'Hi {{first_name|there}}, thanks for your interest!',
+    triggerOnNewContacts: true,
+    status: 'live',
+  });
+  expect(campaign.status).toBe(201);
+  const leads: string[] = [];
+  for (const firstName of ['Ivy', 'Jon']) {
+    const lead = (await v1('POST', 'contacts', { phone: uniquePhone(), firstName })).body;
+    expect((await v1('POST', `lists/${list.id}/contacts`, { contactId: lead.id })).status).toBe(201);
+    leads.push(lead.id);
+  }
+  await untilIdle(gw);
+  const reads = async () => ({
+    openings: (await v1('GET', `campaigns/${campaign.body.id}/openings`)).body,
+    conversations: (await v1('GET', 'conversations?limit=200')).body,
+  });
+  const made = await reads();
+  expect(made.conversations.data.map((c: any) => c.opening.status)).toEqual(['failed', 'failed']);
+
+  expect(await gw.stop()).toBe(0);
+  expect(await asReleaseTwoLeftFailedOpenings()).toBe(2);
+  gw = await startGateway({ ...env, LEADCHAT_LOG_LEVEL: 'info' }, gw.dataDir);
+  await untilIdle(gw);
+  expect(gw.output()).toContain("every opening an earlier release left failed is among its campaign's failed openings");
+  // The campaign's page counts them, and each conversation says its opening failed, as this release made them.
+  expect(await reads()).toEqual(made);
+
+  // Topped up, the campaign's retry sends them.
+  const topUp = await request(gw, 'POST', '/v1/subaccounts/credits', {
+    apiKey: agency.apiKey,
+    body: { email: account.email, amount: 10 },
+  });
+  expect(topUp.status).toBe(200);
+  const retried = await v1('POST', `campaigns/${campaign.body.id}/openings/retry-failed`);
+  expect(retried.body.retried).toHaveLength(2);
+  await untilIdle(gw);
+  for (const lead of leads) {
+    const said = (await v1('GET', `contacts/${lead}/messages`)).body.data as any[];
+    expect(said.map((m) => [m.direction, m.status])).toEqual([['outgoing', 'sent']]);
+  }
 });
