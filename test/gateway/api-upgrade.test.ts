@@ -376,7 +376,21 @@ const asReleaseTwoLeftFailedOpenings = () =>
       const [opening] = await tx.find<any>('openings', 'member', [c.opening.campaignId, c.contactId]);
       await tx.update<any>('openings', opening.id, { status: 'sent' });
       await tx.remove('failed_openings', opening.messageId);
-      await tx.update<any>('conversations', c.id, { opening: { ...c.opening, status: 'sent' } });
+      // And timed the first follow-up from it.
+      const runAt = Date.parse(c.lastMessage.createdAt) + 20 * 60_000;
+      await tx.enqueue({
+        kind: 'follow_up',
+        data: { conversationId: c.id, step: 0 },
+        runAt,
+        key: `follow_up:${c.id}:0`,
+        accountId: c.accountId,
+        queue: 'default',
+      });
+      await tx.update<any>('conversations', c.id, {
+        opening: { ...c.opening, status: 'sent' },
+        next: { kind: 'follow_up', at: new Date(runAt).toISOString(), step: 0 },
+        followUpFrom: c.lastMessage.createdAt,
+      });
       return true;
     },
     { marks: ['failed-openings-1'], migration: 99 },
@@ -398,6 +412,7 @@ test(`openings 0.2.0 left failed are counted and retried as the campaign's faile
     listId: list.id,
     openingMessage: 'Hi {{first_name|there}}, thanks for your interest!',
     triggerOnNewContacts: true,
+    followUps: { enabled: true, steps: [{ after: '20m', body: 'Still there?' }] },
     status: 'live',
   });
   expect(campaign.status).toBe(201);
@@ -413,14 +428,18 @@ test(`openings 0.2.0 left failed are counted and retried as the campaign's faile
     conversations: (await v1('GET', 'conversations?limit=200')).body,
   });
   const made = await reads();
-  expect(made.conversations.data.map((c: any) => c.opening.status)).toEqual(['failed', 'failed']);
+  expect(made.conversations.data.map((c: any) => [c.opening.status, c.next])).toEqual([
+    ['failed', null],
+    ['failed', null],
+  ]);
 
   expect(await gw.stop()).toBe(0);
   expect(await asReleaseTwoLeftFailedOpenings()).toBe(2);
   gw = await startGateway({ ...env, LEADCHAT_LOG_LEVEL: 'info' }, gw.dataDir);
   await untilIdle(gw);
   expect(gw.output()).toContain("every opening an earlier release left failed is among its campaign's failed openings");
-  // The campaign's page counts them, and each conversation says its opening failed, as this release made them.
+  // The campaign's page counts them, and each conversation says its opening failed and asks no "Still there?" of a
+  // lead who got nothing, as this release made them.
   expect(await reads()).toEqual(made);
 
   // Topped up, the campaign's retry sends them.
@@ -436,4 +455,10 @@ test(`openings 0.2.0 left failed are counted and retried as the campaign's faile
     const said = (await v1('GET', `contacts/${lead}/messages`)).body.data as any[];
     expect(said.map((m) => [m.direction, m.status])).toEqual([['outgoing', 'sent']]);
   }
+  // Their follow-ups are timed from the retry that reached them.
+  const followed = (await v1('GET', 'conversations?limit=200')).body.data as any[];
+  expect(followed.map((c) => c.next)).toEqual([
+    expect.objectContaining({ kind: 'follow_up', step: 0 }),
+    expect.objectContaining({ kind: 'follow_up', step: 0 }),
+  ]);
 });
