@@ -26,18 +26,21 @@ export const isOpening = (m: Message): m is Message & { campaignId: string } =>
 export async function openingStatusChanged(tx: Tx, before: Message, after: Message): Promise<void> {
   if (!isOpening(after) || before.status === after.status) return;
   if (after.status === 'failed' || before.status === 'failed') await openingMessageChanged(tx, after);
-  if (after.status === 'failed') {
-    const failed: FailedOpening = {
-      id: after.id,
-      accountId: after.accountId,
-      campaignId: after.campaignId,
-      errorCode: after.errorCode,
-      failedAt: after.updatedAt,
-    };
-    if (!(await tx.get('failed_openings', after.id))) await tx.insert<FailedOpening>('failed_openings', failed);
-  } else if (before.status === 'failed' && (await tx.get('failed_openings', after.id))) {
+  if (after.status === 'failed') await countFailedOpening(tx, after);
+  else if (before.status === 'failed' && (await tx.get('failed_openings', after.id)))
     await tx.remove('failed_openings', after.id);
-  }
+}
+
+/** A failed opening among its campaign's failed openings, once. */
+export async function countFailedOpening(tx: Tx, message: Message & { campaignId: string }): Promise<void> {
+  if (await tx.get('failed_openings', message.id)) return;
+  await tx.insert<FailedOpening>('failed_openings', {
+    id: message.id,
+    accountId: message.accountId,
+    campaignId: message.campaignId,
+    errorCode: message.errorCode,
+    failedAt: message.updatedAt,
+  });
 }
 
 /** How far a campaign's failed openings are counted: past it the page says "1,000 or more". */

@@ -1,6 +1,6 @@
 import type { Gateway } from '../context.js';
 import type { Conversation } from '../domain/conversations.js';
-import { isOpening, type FailedOpening } from '../domain/failed-openings.js';
+import { countFailedOpening, isOpening } from '../domain/failed-openings.js';
 import { followUpKey } from '../domain/follow-up-timers.js';
 import type { JobKinds } from '../domain/job-kinds.js';
 import type { Message } from '../domain/messages.js';
@@ -39,14 +39,7 @@ async function markFailed(tx: Tx, openingId: string): Promise<void> {
   const message = await tx.get<Message>('messages', opening.messageId);
   if (message?.status !== 'failed' || !isOpening(message)) return;
   await tx.update<Opening>('openings', opening.id, { status: 'failed' });
-  if (!(await tx.get('failed_openings', message.id)))
-    await tx.insert<FailedOpening>('failed_openings', {
-      id: message.id,
-      accountId: message.accountId,
-      campaignId: message.campaignId,
-      errorCode: message.errorCode,
-      failedAt: message.updatedAt,
-    });
+  await countFailedOpening(tx, message);
   const conversation = await tx.get<Conversation>('conversations', opening.conversationId);
   if (conversation?.opening?.campaignId !== opening.campaignId || conversation.opening.status !== 'sent') return;
   // Those releases timed the first follow-up from the failed opening: it would ask "Still there?" of a lead who got
