@@ -250,3 +250,29 @@ test('a cell an exporter wrote as Excel\'s text formula (="+447700900123", ="001
     [b, 'Bo "B"', { crm: '00124' }, { f: '="x" & "y"' }],
   ]);
 });
+
+test("a number an exporter wrote after Excel's text prefix ('+16135550135, '02134, as Shopify does) is read as the number; a name starting with one keeps it", async () => {
+  const account = await createAccount(ctx.gw);
+  const [a, b] = [uniquePhone(), uniquePhone()];
+  const csv = [
+    'First Name,Last Name,Phone,Zip,Customer no',
+    `Ann,'t Hart,'${a},'02134,'00123`,
+    `Bo,Lee,"'${b.slice(0, 2)} ${b.slice(2, 5)} ${b.slice(5)}",'90s fan,'x`,
+  ].join('\r\n');
+  const { listId, done } = await imported(account, {
+    csv,
+    columns: {
+      phone: 'Phone',
+      firstName: 'First Name',
+      lastName: 'Last Name',
+      customFields: { zip: 'Zip' },
+      externalIds: { shop: 'Customer no' },
+    },
+  });
+  expect(done).toMatchObject({ total: 2, added: 2, rejected: 0, errors: [], warnings: 0 });
+  const members = (await api(ctx.gw, account, 'GET', `lists/${listId}/contacts`)).body.data;
+  expect(members.map((m: any) => [m.phone, m.lastName, m.customFields, m.externalIds])).toEqual([
+    [a, "'t Hart", { zip: '02134' }, { shop: '00123' }],
+    [b, 'Lee', { zip: "'90s fan" }, { shop: "'x" }],
+  ]);
+});
