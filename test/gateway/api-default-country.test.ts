@@ -227,6 +227,52 @@ describe('imports', () => {
     expect(Object.fromEntries(contacts.map((x) => [x.firstName, x.phone]))).toEqual({ Ann: a, Bo: b, Cy: c });
   });
 
+  test('under DE, a phone a spreadsheet saved without its plus or its 0 (4915112345678) is never read as a German number it is not; the row says so', async () => {
+    const account = await accountIn('DE');
+    const csv = [
+      'Name,Phone,Email', // row 1
+      'Ann,4915112345678,ann@example.com', // 2: +4915112345678 or 04915112345678: kept by the email, without it
+      'Bo,33612345678,', // 3: +33612345678 or 033612345678: nothing else to find Bo by
+      'Cy,0151 12345679,', // 4: a German number as Germans write it
+      'Di,15112345670,', // 5: its 0 lost, and no number of another country with a plus
+      'Ed,+33 6 12 34 56 78,', // 6: written with its plus
+    ].join('\r\n');
+    const { listId, done } = await imported(account, csv, { firstName: 'Name', phone: 'Phone', email: 'Email' });
+    const lost = (plus: string) =>
+      new RegExp(
+        `neither a plus nor a leading 0.*${plus.replace('+', '\\+')} with its plus lost.*default country \\(DE\\)`,
+      );
+    expect(done).toMatchObject({ total: 5, added: 4, rejected: 1, warnings: 1 });
+    expect(done.errors).toEqual([
+      { row: 3, code: 'INVALID_PHONE', message: expect.stringMatching(lost('+33612345678')) },
+    ]);
+    expect(done.rowWarnings).toEqual([
+      expect.objectContaining({
+        row: 2,
+        field: 'phone',
+        value: '4915112345678',
+        message: expect.stringMatching(lost('+4915112345678')),
+      }),
+    ]);
+    const contacts = await listMembers(account, listId);
+    // Ann by her email alone.
+    expect(Object.fromEntries(contacts.map((x) => [x.firstName, x.phone || x.email]))).toEqual({
+      Ann: 'ann@example.com',
+      Cy: '+4915112345679',
+      Di: '+4915112345670',
+      Ed: '+33612345678',
+    });
+    // POST /contacts reads a phone as an import row does.
+    const res = await api(ctx.gw, account, 'POST', 'contacts', { body: { phone: '4915112345678' } });
+    expectApiError(res, 400, 'INVALID_PHONE');
+    expect(res.body.error.message).toMatch(lost('+4915112345678'));
+    // Under US, numbers are written without their 1: (475) 555-0123 is a US number, though +4755550123 is Norway's.
+    const us = await accountIn('US');
+    expect((await api(ctx.gw, us, 'POST', 'contacts', { body: { phone: '(475) 555-0123' } })).body.phone).toBe(
+      '+14755550123',
+    );
+  });
+
   test('without a default country, rows with an email or external ID are imported without the phone as warnings; rows with nothing else are rejected', async () => {
     const account = await createAccount(ctx.gw);
     const [a, b, c, d] = [uniquePhone(), uniquePhone(), uniquePhone(), uniquePhone()];

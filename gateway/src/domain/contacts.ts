@@ -6,7 +6,7 @@ import type { Reader } from '../store/store.js';
 import type { Account } from './accounts.js';
 import type { SearchableContact } from './contact-search.js';
 import { normalizeEmail } from './email.js';
-import { normalizePhone } from './phone.js';
+import { normalizeContactPhone, normalizePhone } from './phone.js';
 import type { ContactAnswer } from '../contract/contacts.js';
 
 /** A contact: what it is found by (its identity, see contact-search.ts), and the rest of what the account knows. */
@@ -128,7 +128,7 @@ export function normalizeAddresses(
   const checks = new FieldChecks();
   const read = (value: string | null | undefined, normalize: (text: string) => string) =>
     value === undefined ? undefined : value ? checks.run(() => normalize(value)) : null;
-  const phone = read(given.phone, (text) => normalizePhone(text, 'phone', defaultCountry));
+  const phone = read(given.phone, (text) => normalizeContactPhone(text, 'phone', defaultCountry));
   const email = read(given.email, (text) => normalizeEmail(text));
   checks.done();
   return { phone, email };

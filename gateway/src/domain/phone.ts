@@ -1,4 +1,4 @@
-import { getCountries, parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js';
+import { getCountries, getCountryCallingCode, parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js';
 import { fieldError } from '../errors.js';
 
 const PHONE_CHARS = /^\+?[\d\s().-]{2,30}$/;
@@ -40,6 +40,33 @@ export function normalizePhone(input: string, field = 'phone', defaultCountry?: 
   if (!parsed || !parsed.isPossible() || parsed.ext)
     throw fieldError(field, refusal(input, text, country), 'INVALID_PHONE');
   return parsed.number;
+}
+
+/**
+ * A contact's phone given without a plus, as normalizePhone reads it: refused when it is as much a number of another
+ * country with its plus lost as one of the default country. A spreadsheet takes "+4915112345678" for a figure and
+ * saves 4915112345678, and "015112345678" for 15112345678; a national number as people write it starts with its 0, so
+ * digits that start otherwise and are a valid number with a plus were most likely that number. Read as one of the
+ * default country instead, they would be a number nobody has (+494915112345678), and every message to it lost; taken
+ * as the number with the plus, a number with its 0 lost could be someone else's. Under a default country of the North
+ * American plan, numbers are written without their trunk 1, so digits starting otherwise are no sign of either.
+ */
+export function normalizeContactPhone(input: string, field = 'phone', defaultCountry?: string | null): string {
+  const read = normalizePhone(input, field, defaultCountry);
+  const text = plainSeparators(input).trim();
+  if (!defaultCountry || text.startsWith('+') || getCountryCallingCode(defaultCountry as CountryCode) === '1')
+    return read;
+  const digits = text.replace(/\D/g, '');
+  if (digits.startsWith('0')) return read;
+  const withPlus = parsePhoneNumberFromString(`+${digits}`);
+  if (!withPlus?.isValid() || withPlus.number === read) return read;
+  throw fieldError(
+    field,
+    `"${input.slice(0, 40)}" has neither a plus nor a leading 0, as a spreadsheet saves a phone it took for a figure: ` +
+      `it may be ${withPlus.number} with its plus lost, or a number of the default country (${defaultCountry}) with ` +
+      'its 0 lost. Write it with its plus (or its 0), and save the column as Text so that it keeps them',
+    'INVALID_PHONE',
+  );
 }
 
 /** The number's E.164 form as normalizePhone reads it, or undefined where it reads none. */
