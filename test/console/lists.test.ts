@@ -590,6 +590,27 @@ describe('lists', () => {
     expect(await page.getByRole('form', { name: 'Map the columns' }).count()).toBe(0);
   });
 
+  test('empty rows above the header, as Excel saves a sheet whose first rows were cleared, are skipped: the header after them offered as the columns', async () => {
+    const id = await createList('Cleared first rows');
+    const [a, b] = [uniquePhone(), uniquePhone()];
+    await chooseFile('cleared.csv', `;;\r\n\r\nPhone;Name;Notes\r\n${a};Ann;x\r\n${b};Bo;y\r\n`);
+    expect(await page.getByLabel('Columns are separated by', { exact: true }).inputValue()).toBe(';');
+    expect(await page.locator('#map-phone option').allTextContents()).toEqual([
+      'Not in the file',
+      'Phone',
+      'Name',
+      'Notes',
+    ]);
+    expect(await page.locator('#map-phone').inputValue()).toBe('Phone');
+    expect(await page.locator('#map-firstName').inputValue()).toBe('Name');
+    await page.getByRole('button', { name: 'Import', exact: true }).click();
+    await page.getByText('Import finished: 2 of 2 rows processed.').waitFor({ timeout: 30_000 });
+    expect((await membersOf(id)).map((m) => [m.phone, m.firstName])).toEqual([
+      [a, 'Ann'],
+      [b, 'Bo'],
+    ]);
+  });
+
   test('a file is held to the 20 MB of its text, as the API holds it: Unicode Text of 24 MB imports, a CSV of 20.1 MB is refused before it is sent', async () => {
     const id = await createList('Twenty megabytes');
     const alert = page.locator('#import-heading ~ .error').first();

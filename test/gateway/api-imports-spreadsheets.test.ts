@@ -276,3 +276,30 @@ test("a number an exporter wrote after Excel's text prefix ('+16135550135, '0213
     [b, 'Lee', { zip: "'90s fan" }, { shop: "'x" }],
   ]);
 });
+
+test('empty rows above the header, as Excel saves a sheet whose first rows were cleared, are no header: the header is the first row holding something, rows numbered as the sheet shows them', async () => {
+  const account = await createAccount(ctx.gw);
+  const [a, b] = [uniquePhone(), uniquePhone()];
+  const csv = [
+    ',,', // row 1, cleared
+    '', // row 2
+    'Phone,Name,Email', // row 3
+    `${a},Ann,`, // row 4
+    'not a phone,Bo,', // row 5
+    `${b},Cy,`, // row 6
+  ].join('\r\n');
+  const { listId, done } = await imported(account, { csv, columns: { phone: 'Phone', firstName: 'Name' } });
+  expect(done).toMatchObject({ total: 3, added: 2, rejected: 1 });
+  expect(done.errors).toEqual([expect.objectContaining({ row: 5, code: 'INVALID_PHONE' })]);
+  const members = (await api(ctx.gw, account, 'GET', `lists/${listId}/contacts`)).body.data;
+  expect(members.map((m: any) => [m.phone, m.firstName])).toEqual([
+    [a, 'Ann'],
+    [b, 'Cy'],
+  ]);
+  // A file of empty rows has no header and no rows.
+  const list = (await api(ctx.gw, account, 'POST', 'lists', { body: { name: 'Blank' } })).body;
+  const blank = await api(ctx.gw, account, 'POST', `lists/${list.id}/imports`, {
+    body: { csv: ',,\r\n\r\n,,\r\n', columns: { phone: 'Phone' } },
+  });
+  expectApiError(blank, 400, 'EMPTY_IMPORT');
+});

@@ -91,13 +91,28 @@ export function tooLarge(name: string, text: string): string | undefined {
 /** The file's text in an encoding; a BOM of that encoding is dropped. */
 export const decodeFile = (bytes: Uint8Array, encoding: string): string => new TextDecoder(encoding).decode(bytes);
 
-/** The first record of the file: quoted fields (with "" for a quote, and line breaks inside) as the API reads them. */
+/**
+ * The header: the first record of the file holding something (quoted fields, with "" for a quote and line breaks inside,
+ * as the API reads them); empty rows above it, as Excel saves a sheet whose first rows were cleared, are skipped as the
+ * API skips them.
+ */
 export function headerRow(csv: string, delimiter: string): string[] {
+  let at = csv.charCodeAt(0) === 0xfeff ? 1 : 0;
+  for (;;) {
+    const { fields, next } = recordAt(csv, at, delimiter);
+    if (fields.some(Boolean) || next >= csv.length) return fields;
+    at = next;
+  }
+}
+
+/** The record starting at `start`, its fields trimmed, and where the next one starts. */
+function recordAt(csv: string, start: number, delimiter: string): { fields: string[]; next: number } {
   const fields: string[] = [];
   let field = '';
   let quoted = false;
   let startOfField = true;
-  for (let i = csv.charCodeAt(0) === 0xfeff ? 1 : 0; i < csv.length; i++) {
+  let i = start;
+  for (; i < csv.length; i++) {
     const ch = csv[i]!;
     if (quoted) {
       if (ch !== '"') field += ch;
@@ -121,7 +136,8 @@ export function headerRow(csv: string, delimiter: string): string[] {
     }
   }
   fields.push(field);
-  return fields.map((f) => f.trim());
+  const next = csv[i] === '\r' && csv[i + 1] === '\n' ? i + 2 : i + 1;
+  return { fields: fields.map((f) => f.trim()), next };
 }
 
 /**
@@ -140,10 +156,16 @@ export function otherSeparator(name: string, delimiter: string): string | undefi
   return `${name} names “${delimiter}” as its separator on its first line: save it with commas, semicolons, tabs or pipes and choose it again.`;
 }
 
-/** The delimiter the header row holds most of: the choice offered first, which the user can change. */
+/**
+ * The delimiter the header row holds most of: the choice offered first, which the user can change. The header is the
+ * first line holding more than delimiters and spaces, as headerRow finds it.
+ */
 export function guessDelimiter(csv: string): string {
-  const end = csv.search(/[\r\n]/);
-  const firstLine = csv.slice(0, end < 0 ? 100_000 : end);
+  const firstLine =
+    csv
+      .slice(0, 100_000)
+      .split(/\r\n|\r|\n/)
+      .find((line) => /[^,;\t|\s]/.test(line)) ?? '';
   let best = ',';
   let most = 0;
   for (const [d] of DELIMITERS) {
