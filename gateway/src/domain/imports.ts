@@ -356,7 +356,8 @@ function readRow(
 /**
  * The data rows of a CSV file, each with the contact fields its mapped columns give (empty cells left out). A
  * BOM, quoted fields and CRLF are read; a blank line is no row to import but keeps its row number, as in a
- * spreadsheet, and the header is the first row that is not blank; a quote mark inside a field that does not start with one is part of its text (Ann "Annie" Smith).
+ * spreadsheet, and the header is the first row that is not blank; a quote mark inside a field that does not start
+ * with one is part of its text (Ann "Annie" Smith).
  * The text is fed to the parser in slices, yielding between them.
  *
  * A row's fields past the header's that are all empty are the cells a spreadsheet once held (Excel and Google
