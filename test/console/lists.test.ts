@@ -97,6 +97,12 @@ const chooseFile = (name: string, text: string) =>
     .getByLabel('CSV file', { exact: true })
     .setInputFiles({ name, mimeType: 'text/csv', buffer: Buffer.from(text, 'utf8') });
 
+/** The separator the import panel guessed, and the file's columns it offers to map (after "Not in the file"). */
+async function expectOffered(separator: string, columns: string[]): Promise<void> {
+  expect(await page.getByLabel('Columns are separated by', { exact: true }).inputValue()).toBe(separator);
+  expect(await page.locator('#map-phone option').allTextContents()).toEqual(['Not in the file', ...columns]);
+}
+
 describe('lists', () => {
   test('reached from the navigation; a list is created, opened, and found again in the table; axe and screenshots', async () => {
     await page.goto(url('/console/settings/account'));
@@ -199,16 +205,8 @@ describe('lists', () => {
     const [a, b] = [uniquePhone(), uniquePhone()];
     const csv = `\ufeffTel;Given name;Surname;Town;Notes\r\n"${a}";Ann;Lee;Lyon;"likes ""tea"""\r\nnot-a-phone;Bo;Li;Paris;\r\n${b};${cell(HOSTILE)};Cy;Nice;x\r\n${a};Ann again;;;\r\n`;
     await chooseFile('town.csv', csv);
-    expect(await page.getByLabel('Columns are separated by', { exact: true }).inputValue()).toBe(';');
+    await expectOffered(';', ['Tel', 'Given name', 'Surname', 'Town', 'Notes']);
     expect(await page.locator('#map-phone').inputValue()).toBe('Tel');
-    expect(await page.locator('#map-phone option').allTextContents()).toEqual([
-      'Not in the file',
-      'Tel',
-      'Given name',
-      'Surname',
-      'Town',
-      'Notes',
-    ]);
     expect(await page.locator('#map-firstName').inputValue()).toBe('Given name');
     expect(await page.locator('#map-lastName').inputValue()).toBe('Surname');
     expect(await page.locator('#map-email').inputValue()).toBe('');
@@ -565,13 +563,7 @@ describe('lists', () => {
     const id = await createList('Separator named');
     const [a, b] = [uniquePhone(), uniquePhone()];
     await chooseFile('excel.csv', `sep=;\r\nPhone;Name;Notes\r\n${a};Ann;"called, no answer"\r\n${b};Bo;x, y\r\n`);
-    expect(await page.getByLabel('Columns are separated by', { exact: true }).inputValue()).toBe(';');
-    expect(await page.locator('#map-phone option').allTextContents()).toEqual([
-      'Not in the file',
-      'Phone',
-      'Name',
-      'Notes',
-    ]);
+    await expectOffered(';', ['Phone', 'Name', 'Notes']);
     expect(await page.locator('#map-phone').inputValue()).toBe('Phone');
     expect(await page.locator('#map-firstName').inputValue()).toBe('Name');
     await page.getByRole('button', { name: 'Import', exact: true }).click();
@@ -594,13 +586,7 @@ describe('lists', () => {
     const id = await createList('Cleared first rows');
     const [a, b] = [uniquePhone(), uniquePhone()];
     await chooseFile('cleared.csv', `;;\r\n\r\nPhone;Name;Notes\r\n${a};Ann;x\r\n${b};Bo;y\r\n`);
-    expect(await page.getByLabel('Columns are separated by', { exact: true }).inputValue()).toBe(';');
-    expect(await page.locator('#map-phone option').allTextContents()).toEqual([
-      'Not in the file',
-      'Phone',
-      'Name',
-      'Notes',
-    ]);
+    await expectOffered(';', ['Phone', 'Name', 'Notes']);
     expect(await page.locator('#map-phone').inputValue()).toBe('Phone');
     expect(await page.locator('#map-firstName').inputValue()).toBe('Name');
     await page.getByRole('button', { name: 'Import', exact: true }).click();
