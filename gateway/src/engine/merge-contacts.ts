@@ -171,14 +171,8 @@ async function moveConversations(
     campaigns.add(o.campaignId);
     const kept = keptOpenings.get(o.campaignId);
     if (kept) {
-      // A campaign opens a conversation with a contact once: this contact's opening stands, and the other's failed
-      // message is no longer among the campaign's openings to retry.
-      await tx.cancelJobs(openingKey(o.id));
-      await tx.remove('openings', o.id);
-      if (o.messageId) await forgetFailedOpening(tx, o.messageId);
-      // The other could not be reached (no phone, say), this contact was: the campaign reached the person.
-      if (kept.status === 'sent' && o.status === 'skipped' && isUnreachableReason(o.reason))
-        await forgetUnreachable(tx, o.reason, o);
+      // A campaign opens a conversation with a contact once: this contact's opening stands.
+      await dropOpening(tx, o, kept.status === 'sent');
     } else {
       const moved = await tx.update<Opening>('openings', o.id, {
         contactId: keep.id,
@@ -215,16 +209,25 @@ async function stopOpeningsSentToOther(tx: Tx, keep: Contact, other: Contact): P
   for (const o of await openingsOf(tx, other.id)) {
     const mine = notSent.get(o.campaignId);
     if (o.status !== 'sent' || !mine) continue;
-    await tx.cancelJobs(openingKey(mine.id));
-    await tx.remove('openings', mine.id);
-    if (mine.messageId) await forgetFailedOpening(tx, mine.messageId);
-    // Skipped for want of a phone, say: the campaign reached the person after all, under the duplicate's.
-    if (mine.status === 'skipped' && isUnreachableReason(mine.reason)) await forgetUnreachable(tx, mine.reason, mine);
+    await dropOpening(tx, mine, true);
     const conversation = await tx.get<Conversation>('conversations', mine.conversationId);
     if (conversation?.next?.kind === 'opening') await updateConversation(tx, conversation, { next: null });
     went.push(o);
   }
   return went;
+}
+
+/**
+ * An opening of a campaign that the merged contact has another of: gone with its job, and no longer among the
+ * campaign's failed openings to retry. When the person was `reached` under the other, one skipped for want of a
+ * phone (say) is no longer counted unreachable.
+ */
+async function dropOpening(tx: Tx, opening: Opening, reached: boolean): Promise<void> {
+  await tx.cancelJobs(openingKey(opening.id));
+  await tx.remove('openings', opening.id);
+  if (opening.messageId) await forgetFailedOpening(tx, opening.messageId);
+  if (reached && opening.status === 'skipped' && isUnreachableReason(opening.reason))
+    await forgetUnreachable(tx, opening.reason, opening);
 }
 
 /**
