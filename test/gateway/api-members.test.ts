@@ -212,34 +212,32 @@ describe('invitations', () => {
     expect(signedIn.reply.body.account.id).toBe(account.id);
   });
 
-  test('one email on the teams of 23 accounts signs in to each with its own password, the last named by accountId or not', async () => {
+  test('one email invited to 23 teams signs in to each it joined with its own password, named by accountId or not', async () => {
     const { gw } = ctx;
     const email = `${unique('staff')}@agency.example`;
     const teams: Array<{ account: TestAccount; password: string }> = [];
     for (let i = 0; i < 23; i++) {
       const account = await createAccount(gw);
       const invited = await api(gw, account, 'POST', 'members', { body: { email, name: 'Staff', role: 'agent' } });
-      // Every third invitation is never accepted: it opens no sign-in, and keeps none of the others from opening.
-      if (i % 3 === 0) continue;
+      // The first 20 invitations are never accepted: they open no sign-in, and take none of the places tried.
+      if (i < 20) continue;
       const password = `the password of team ${i}`;
       expect((await acceptInvite(gw, invited.body.inviteUrl, password)).reply.status).toBe(200);
       teams.push({ account, password });
     }
-    const last = teams.at(-1)!;
-    for (const accountId of [undefined, last.account.id]) {
-      const signedIn = await request(gw, 'POST', '/console/api/session', {
+    const signInWith = (password: string, accountId?: string) =>
+      request(gw, 'POST', '/console/api/session', {
         headers: { origin: gw.url },
-        body: { email, password: last.password, accountId },
+        body: { email, password, accountId },
       });
+    for (const team of teams) {
+      const signedIn = await signInWith(team.password);
       expect(signedIn.status).toBe(200);
-      expect(signedIn.body.account.id).toBe(last.account.id);
+      expect(signedIn.body.account.id).toBe(team.account.id);
     }
-    const elsewhere = { email, password: last.password, accountId: teams[0]!.account.id };
-    expectApiError(
-      await request(gw, 'POST', '/console/api/session', { headers: { origin: gw.url }, body: elsewhere }),
-      401,
-      'SIGN_IN_FAILED',
-    );
+    const last = teams.at(-1)!;
+    expect((await signInWith(last.password, last.account.id)).body.account.id).toBe(last.account.id);
+    expectApiError(await signInWith(last.password, teams[0]!.account.id), 401, 'SIGN_IN_FAILED');
   });
 
   test('a link expires after 7 days (410); a new one opens and the old one no longer does', async () => {
