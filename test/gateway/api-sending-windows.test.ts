@@ -128,3 +128,63 @@ test('a delayed opening waiting for the window keeps to the window the campaign 
   await untilIdle(ctx.gw, { horizonMs: 3_600_000 });
   expect(await sentAt(account, lead!)).toEqual(['2027-12-06T02:15:00.000Z']);
 });
+
+test.each([
+  ['Etc/GMT-1', /fixed offset/],
+  ['Etc/GMT+5', /fixed offset/],
+  ['+01:00', /fixed offset/],
+  ['GMT+1', /fixed offset/],
+  ['EST', /America\/New_York/],
+  ['mst', /America\/Denver/],
+])(
+  'a window in %s, clocks that keep no daylight-saving time, is refused naming its time zone',
+  async (timezone, message) => {
+    const account = await createAccount(ctx.gw);
+    const list = (await api(ctx.gw, account, 'POST', 'lists', { body: { name: 'Leads' } })).body;
+    const res = await api(ctx.gw, account, 'POST', 'campaigns', {
+      body: {
+        name: 'Spring',
+        channel: 'sms',
+        listId: list.id,
+        sendingWindow: { start: '08:00', end: '20:00', timezone },
+      },
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('INVALID_SENDING_WINDOW');
+    expect(res.body.error.fields).toEqual([
+      { field: 'sendingWindow.timezone', code: 'INVALID_SENDING_WINDOW', message: expect.stringMatching(message) },
+    ]);
+  },
+);
+
+test.each([
+  ['UTC', 'UTC'],
+  ['CET', 'Europe/Brussels'],
+  ['US/Eastern', 'America/New_York'],
+])('a window in %s is kept as %s', async (timezone, kept) => {
+  const account = await createAccount(ctx.gw);
+  const list = (await api(ctx.gw, account, 'POST', 'lists', { body: { name: 'Leads' } })).body;
+  const res = await api(ctx.gw, account, 'POST', 'campaigns', {
+    body: {
+      name: 'Spring',
+      channel: 'sms',
+      listId: list.id,
+      sendingWindow: { start: '08:00', end: '20:00', timezone },
+    },
+  });
+  expect(res.status).toBe(201);
+  expect(res.body.sendingWindow.timezone).toBe(kept);
+});
+
+test('a campaign saved with a window in Etc/GMT-1 before such zones were refused still pauses, and keeps its window', async () => {
+  const account = await createAccount(ctx.gw);
+  const list = (await api(ctx.gw, account, 'POST', 'lists', { body: { name: 'Leads' } })).body;
+  const { id } = (await api(ctx.gw, account, 'POST', 'campaigns', { body: { name: 'Spring', listId: list.id } })).body;
+  const saved = { start: '08:00', end: '20:00', timezone: 'Etc/GMT-1' };
+  await ctx.gw.engine.store.transact((tx) => tx.update<any>('campaigns', id, { sendingWindow: saved }));
+  const paused = await api(ctx.gw, account, 'PATCH', `campaigns/${id}`, {
+    body: { status: 'paused', sendingWindow: saved },
+  });
+  expect(paused.status).toBe(200);
+  expect(paused.body.sendingWindow).toEqual(saved);
+});

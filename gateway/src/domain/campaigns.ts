@@ -123,10 +123,10 @@ function liveRefusal(reasons: Array<{ field: string; reason: string }>): ApiErro
  * Checks what the request schema cannot: durations, rates, windows, template fields and the Live rule, naming
  * every field it refuses at once.
  */
-function check(account: Account, c: Campaign): Campaign {
+function check(account: Account, c: Campaign, keptZone?: string): Campaign {
   const checks = new FieldChecks();
   checks.run(() => parseRate(c.sendRate, 'sendRate'));
-  const sendingWindow = checks.run(() => c.sendingWindow && parseSendingWindow(c.sendingWindow)) ?? null;
+  const sendingWindow = checks.run(() => c.sendingWindow && parseSendingWindow(c.sendingWindow, keptZone)) ?? null;
   if (c.openingMessage) checks.run(() => checkTemplate(c.openingMessage!, 'openingMessage'));
   c.openingTemplateParams.forEach((p, i) => checks.run(() => checkTemplate(p, `openingTemplateParams.${i}`)));
   c.reengagementTemplateParams.forEach((p, i) => checks.run(() => checkTemplate(p, `reengagementTemplateParams.${i}`)));
@@ -195,14 +195,18 @@ export async function changeCampaign(
   const campaign = await getCampaign(tx, accountId, id);
   precondition?.(campaign.version);
   if (patch.listId) await getList(tx, accountId, patch.listId);
-  const changed = check(await getAccount(tx, accountId), {
-    ...campaign,
-    ...(patch as Partial<Campaign>),
-    bot: { ...campaign.bot, ...patch.bot },
-    followUps: { ...campaign.followUps, ...patch.followUps },
-    version: campaign.version + 1,
-    updatedAt: now(),
-  });
+  const changed = check(
+    await getAccount(tx, accountId),
+    {
+      ...campaign,
+      ...(patch as Partial<Campaign>),
+      bot: { ...campaign.bot, ...patch.bot },
+      followUps: { ...campaign.followUps, ...patch.followUps },
+      version: campaign.version + 1,
+      updatedAt: now(),
+    },
+    campaign.sendingWindow?.timezone,
+  );
   const { id: _id, ...fields } = changed;
   return { before: campaign, after: await tx.update<Campaign>('campaigns', id, fields) };
 }

@@ -34,8 +34,39 @@ function minuteOfDay(value: unknown, field: 'start' | 'end'): number {
   return Number(m[1]) * 60 + Number(m[2]);
 }
 
-/** Validates and normalizes a window (trimmed times, canonical zone). Throws a 400 ApiError naming the bad field. */
-export function parseSendingWindow(input: unknown): SendingWindow {
+/**
+ * Why a zone written as an offset, or as a US abbreviation that names standard time all year, is no window's zone:
+ * its clocks never change, so the window would drift by an hour from its leads' each spring and autumn; and in
+ * "Etc/GMT-1" (one hour ahead of UTC) the sign reads the wrong way. Undefined for any other name. Offsets are
+ * refused whether or not the runtime's Intl takes them ("+01:00" is a zone to newer ones).
+ */
+function fixedClocks(name: string): string | undefined {
+  const offset = /^(?:(?:etc\/)?(?:gmt|utc))?\s*[+\-\u2212]\s*\d/i.test(name);
+  if (offset)
+    return (
+      'must be the IANA time zone of a place such as "Europe/Berlin", not a fixed offset from UTC: an offset keeps no ' +
+      'daylight-saving time, so the window would be an hour off half the year (and "Etc/GMT-1" is one hour ahead of UTC)'
+    );
+  const standard = STANDARD_ALL_YEAR[name.toUpperCase()];
+  if (standard)
+    return (
+      `must be the IANA time zone of a place: "${name}" keeps ${standard.time} all year, without daylight-saving ` +
+      `time; give "${standard.zone}" for its clocks, or "${standard.allYear}" for a place on ${standard.time} all year`
+    );
+  return undefined;
+}
+
+/** The US abbreviations Intl takes as zones on standard time all year ("EST" is "America/Panama"). */
+const STANDARD_ALL_YEAR: Record<string, { time: string; zone: string; allYear: string }> = {
+  EST: { time: 'Eastern Standard Time', zone: 'America/New_York', allYear: 'America/Panama' },
+  MST: { time: 'Mountain Standard Time', zone: 'America/Denver', allYear: 'America/Phoenix' },
+};
+
+/**
+ * Validates and normalizes a window (trimmed times, canonical zone). Throws a 400 ApiError naming the bad field.
+ * `kept`: the zone the campaign has, taken again as it is, so a campaign saved with one now refused still changes.
+ */
+export function parseSendingWindow(input: unknown, kept?: string): SendingWindow {
   if (!input || typeof input !== 'object')
     throw badRequest('sendingWindow must be an object {start, end, timezone}', 'INVALID_SENDING_WINDOW');
   const { start, end, timezone } = input as Record<string, unknown>;
@@ -53,6 +84,8 @@ export function parseSendingWindow(input: unknown): SendingWindow {
       fields,
     );
   }
+  const fixed = typeof timezone === 'string' && timezone.trim() !== kept ? fixedClocks(timezone.trim()) : undefined;
+  if (fixed) throw windowError('timezone', fixed);
   let zone: string;
   try {
     if (typeof timezone !== 'string' || !timezone.trim()) throw new RangeError();
