@@ -1,5 +1,7 @@
 /** A time zone's clocks, read with Intl: an IANA name such as "America/New_York", one formatter per zone. */
 
+import { DAY_MS } from './durations.js';
+
 const formatters = new Map<string, Intl.DateTimeFormat>();
 
 /** The zone's formatter; a RangeError for a name that is no IANA time zone. */
@@ -75,3 +77,27 @@ export function wallClock(timezone: string, at: number): number {
 
 /** How far the zone's clocks are ahead of UTC at an instant, in milliseconds. */
 export const offsetAt = (timezone: string, at: number): number => wallClock(timezone, at) - at;
+
+/**
+ * The instant whose local time is `wall` (a wall-clock time written as if it were a UTC instant): its first occurrence
+ * where the clocks turned back over it, and where they jumped over it the first instant after it, the jump itself
+ * (02:30 in New York on the day it skips from 02:00 to 03:00 is 03:00 EDT), as a sending window's start is read.
+ */
+export function instantAt(timezone: string, wall: number): number {
+  const before = offsetAt(timezone, wall - DAY_MS);
+  const after = offsetAt(timezone, wall + DAY_MS);
+  const found = [wall - before, wall - after].filter((t) => wallClock(timezone, t) === wall).sort((a, b) => a - b);
+  if (found.length > 0) return found[0]!;
+  // Skipped: read with the offset after the jump, `wall` falls before it; with the one before, after it.
+  let [lo, hi] = [wall - after, wall - before];
+  while (hi - lo > 1) {
+    const mid = Math.floor((lo + hi) / 2);
+    if (offsetAt(timezone, mid) === before) lo = mid;
+    else hi = mid;
+  }
+  return hi;
+}
+
+/** `days` days of the zone's calendar after `at`, at the same local time: 23 or 25 hours across a change of clocks. */
+export const addLocalDays = (timezone: string, at: number, days: number): number =>
+  instantAt(timezone, wallClock(timezone, at) + days * DAY_MS);

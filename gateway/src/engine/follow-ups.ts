@@ -11,14 +11,28 @@ import type { Message } from '../domain/messages.js';
 import { isOpening } from '../domain/failed-openings.js';
 import type { JobResult, Tx } from '../store/store.js';
 import { newJob, type JobKinds } from '../domain/job-kinds.js';
-import { parseDuration } from '../domain/durations.js';
+import { DAY_MS, parseDuration } from '../domain/durations.js';
 import { sendOnConversation } from './outgoing.js';
 import { personalize } from '../domain/personalize.js';
 import { isOpen, nextOpening } from '../domain/sending-window.js';
+import { addLocalDays } from '../domain/time-zone.js';
 import { clockNow } from '../clock.js';
 
 /** The steps the campaign follows up with now: none while its follow-ups are off. */
 const stepsOf = (campaign: Campaign) => (campaign.followUps.enabled ? campaign.followUps.steps : []);
+
+/**
+ * `after` (a step's delay) past `from`: its whole days on the calendar of `timezone`, the sending window's, so that a
+ * follow-up "after 1d" goes at the same local time the next day whichever way the clocks turned overnight (the lead
+ * is written to at the hour the opening went, not an hour off, nor past the window's end); its hours, minutes and
+ * seconds, and all of it without a window, as elapsed time.
+ */
+function laterBy(after: string, from: number, timezone: string | undefined): number {
+  const ms = parseDuration(after);
+  if (!timezone) return from + ms;
+  const days = Math.floor(ms / DAY_MS);
+  return addLocalDays(timezone, from, days) + (ms - days * DAY_MS);
+}
 
 /**
  * When timer `step` counted from `from` (epoch ms) is due by the campaign's steps as they are now (`due`; now, and
@@ -34,7 +48,7 @@ export function followUpTime(
 ): { kind: 'follow_up' | 'close'; due: number; at: number; late: boolean } | undefined {
   const steps = stepsOf(campaign);
   if (steps.length === 0 || step > steps.length) return undefined;
-  const due = from + parseDuration(steps[Math.min(step, steps.length - 1)]!.after);
+  const due = laterBy(steps[Math.min(step, steps.length - 1)]!.after, from, campaign.sendingWindow?.timezone);
   const late = due < clockNow();
   const window = step < steps.length ? campaign.sendingWindow : null;
   const at = late ? clockNow() : due;
