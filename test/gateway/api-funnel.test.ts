@@ -172,6 +172,26 @@ describe('a campaign whose contacts went through the steps', () => {
     expect(res.body.days[0]).toEqual({ date: '2024-01-01', ...zero });
   });
 
+  test('the answer names the zone its days are of, as the sending window keeps it: its canonical, current name', async () => {
+    for (const [asked, counted] of [
+      ['asia/calcutta', 'Asia/Kolkata'],
+      ['US/Eastern', 'America/New_York'],
+      ['EST', 'America/Panama'],
+      ['utc', 'UTC'],
+    ]) {
+      const res = await funnel(
+        account,
+        campaignId,
+        `?from=2024-01-01&to=2024-01-02&timezone=${encodeURIComponent(asked!)}`,
+      );
+      expect({ asked, status: res.status, timezone: res.body.timezone }).toEqual({
+        asked,
+        status: 200,
+        timezone: counted,
+      });
+    }
+  });
+
   test('the query is checked: bad dates, a range over 366 days, from after to, an unknown zone → 400 naming the one parameter', async () => {
     const bad = [
       '?from=2024-02-30',

@@ -3,7 +3,7 @@ import type { Reader } from '../store/store.js';
 import { getCampaign } from './campaigns.js';
 import { DAY_MS, FUNNEL_STEPS, QUARTER_MS, type FunnelCounts, type FunnelStep } from './funnel.js';
 import { clockNow } from '../clock.js';
-import { offsetAt } from './time-zone.js';
+import { canonicalZone, offsetAt } from './time-zone.js';
 import type { FunnelAnswer } from '../contract/campaigns.js';
 
 /**
@@ -39,7 +39,8 @@ export async function funnelOf(
   query: FunnelQuery,
 ): Promise<FunnelAnswer> {
   const campaign = await getCampaign(r, accountId, campaignId);
-  const { timezone } = query;
+  // Named back as a sending window keeps it, so the answer says whose days they are ("EST" is Panama's, all year).
+  const timezone = canonicalZone(query.timezone);
   const to = query.to ?? localDate(clockNow(), timezone);
   const earliest = addDays(to, -(MAX_DAYS - 1));
   const created = localDate(Date.parse(campaign.createdAt), timezone);
