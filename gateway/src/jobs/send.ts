@@ -9,6 +9,8 @@ import type { Job, JobResult } from '../store/store.js';
 import type { JobKinds } from '../domain/job-kinds.js';
 import type { JobContext } from './queue.js';
 import { clockNow } from '../clock.js';
+import { campaignById } from '../domain/campaigns.js';
+import { nextOpening } from '../domain/sending-window.js';
 
 /**
  * Job `send`: hands an outgoing message on a built-in channel to its provider. A refusal is final; a failure
@@ -45,7 +47,7 @@ export async function sendMessageJob(gw: JobContext, job: Job<JobKinds['send']>)
     const retriesDone = job.attempts - 1;
     if (retryable && retriesDone < delays.length) {
       gw.log.warn({ message: message.id, provider: provider.name, error }, 'channel send failed; retrying later');
-      return { retryAt: clockNow() + delays[retriesDone]! };
+      return { retryAt: await withinWindow(gw, message, clockNow() + delays[retriesDone]!) };
     }
     const code = err instanceof ChannelError ? err.code : null;
     if (code === TWILIO_UNSUBSCRIBED && (await optedOut(gw, message))) {
@@ -59,6 +61,17 @@ export async function sendMessageJob(gw: JobContext, job: Job<JobKinds['send']>)
     }
     await settle(gw, message, { status: 'failed', provider: provider.name, error, errorCode: code });
   }
+}
+
+/**
+ * When a campaign's opening or follow-up tried again at `at` goes: at the next opening of the campaign's sending
+ * window when it is shut then, so a lead is not written to at night because the provider was down in the evening.
+ * Other messages (a team's reply, the bot's answer) answer the contact and go when the provider is back.
+ */
+async function withinWindow(gw: JobContext, message: Message, at: number): Promise<number> {
+  if ((message.author !== 'campaign' && message.author !== 'follow_up') || !message.campaignId) return at;
+  const window = (await campaignById(gw.store, message.campaignId))?.sendingWindow;
+  return window ? nextOpening(window, at) : at;
 }
 
 /**
