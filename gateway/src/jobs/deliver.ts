@@ -11,6 +11,7 @@ import type { JobContext } from './queue.js';
 import { noAnswer, postSigned } from './post-signed.js';
 import { isTargetRefused } from '../outbound/target-policy.js';
 import { clockNow } from '../clock.js';
+import { withheldFromOptedOut } from '../engine/withheld-reply.js';
 
 const RETRYABLE = (status: number) => status === 408 || status === 429 || status >= 500;
 const MAX_RETRY_AFTER_MS = 6 * 3_600_000;
@@ -28,6 +29,8 @@ export async function deliver(gw: JobContext, job: Job<JobKinds['deliver']>): Pr
     target && job.accountId ? receiverNow(gw.store, { target, accountId: job.accountId }) : undefined,
   ]);
   if (!delivery || delivery.status !== 'pending') return;
+  // A reply reaches the contact; an event (message_received, opt_out…) tells the account, whatever the contact said.
+  if (delivery.event === 'reply' && delivery.messageId && (await withheldFromOptedOut(gw, delivery.messageId))) return;
   const receiver = (target === delivery.target && named) || (await receiverNow(gw.store, delivery));
   if ('gone' in receiver) return record(gw, delivery, delivery.url, failure(receiver.gone));
   const { url, secrets, subscription } = receiver;

@@ -1,0 +1,45 @@
+import type { Gateway } from '../context.js';
+import type { Contact } from '../domain/contacts.js';
+import { deliveriesOf, type Message } from '../domain/messages.js';
+import { leaveTurn } from '../domain/reply-turns.js';
+import type { Delivery } from '../domain/webhooks.js';
+import { now } from '../ids.js';
+import { changeStatus } from './message-status.js';
+import { OPTED_OUT } from './sending.js';
+
+/**
+ * A custom channel's reply waits for its receiver's retry, maybe for hours: a STOP the contact said meanwhile holds as
+ * if it came before the reply was written, as for SMS and WhatsApp (jobs/send.ts). The gateway's own answers to STOP,
+ * START and HELP go all the same. The reply's deliveries still pending end failed without being posted, each letting
+ * its conversation's next reply to that receiver go (the STOP's confirmation among them), and the message is
+ * `skipped`, which is no failure to tell anyone of. True when the reply of `messageId` is not to be posted.
+ */
+export async function withheldFromOptedOut(gw: Gateway, messageId: string): Promise<boolean> {
+  const message = await gw.store.get<Message>('messages', messageId);
+  if (!message || !mayBeWithheld(message)) return false;
+  const contact = await gw.store.get<Contact>('contacts', message.contactId);
+  if (!contact?.optOut) return false;
+  return gw.store.transact(async (tx) => {
+    // Deliveries of one reply settling at once take turns on their message (jobs/deliver.ts).
+    const current = await tx.lock<Message>('messages', messageId);
+    if (!current || !mayBeWithheld(current)) return false;
+    if (!(await tx.get<Contact>('contacts', current.contactId))?.optOut) return false;
+    const at = now();
+    const notPosted = { at, status: null, latencyMs: 0, error: OPTED_OUT.message, responseExcerpt: null };
+    for (const d of await deliveriesOf(tx, messageId)) {
+      if (d.event !== 'reply' || d.status !== 'pending') continue;
+      await tx.update<Delivery>('deliveries', d.id, {
+        status: 'failed',
+        attempts: [...d.attempts, notPosted],
+        nextAttemptAt: null,
+        updatedAt: at,
+        ...(await leaveTurn(tx, d)),
+      });
+    }
+    await changeStatus(tx, current, { status: 'skipped', error: OPTED_OUT.message, errorCode: OPTED_OUT.code });
+    return true;
+  });
+}
+
+/** Still on its way, and not one of the gateway's own answers to STOP, START or HELP. */
+const mayBeWithheld = (message: Message) => message.status === 'pending' && message.author !== 'system';
