@@ -14,6 +14,7 @@ import { loadCursorKey } from './http/paging.js';
 import { scheduleContactSearchIndex } from './jobs/contact-search-index.js';
 import { upgradeStoredConversations } from './jobs/conversation-upgrade.js';
 import { scheduleDeliveryContacts } from './jobs/delivery-contacts.js';
+import { schedulePendingDeliveries } from './jobs/pending-deliveries.js';
 import { scheduleFailedOpenings } from './jobs/failed-openings.js';
 import { scheduleAutoRechargeRequests } from './jobs/auto-recharge-requests.js';
 import { scheduleHousekeeping } from './jobs/housekeeping.js';
@@ -109,6 +110,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     await scheduleHousekeeping(engine);
     await scheduleContactSearchIndex(engine);
     await scheduleDeliveryContacts(engine);
+    await schedulePendingDeliveries(engine);
     await scheduleFailedOpenings(engine);
     await scheduleAutoRechargeRequests(engine);
 

@@ -1362,6 +1362,23 @@ describe.each(backends.filter((b) => b.name === 'lowdb' || HAS_POSTGRES))('$name
     expect((await store.find('memberships', 'contact', ['ct_a'])).map((m) => m.id)).toEqual(['lsm_1']);
   });
 
+  test("migration 27 finds an older database's pending deliveries by their receiver, and none that was settled", async () => {
+    const empty = await databaseBefore(
+      27,
+      `INSERT INTO deliveries (id, doc) VALUES
+         ('dlv_1', '{"id":"dlv_1","target":"wh_1","status":"pending","messageId":null}'),
+         ('dlv_2', '{"id":"dlv_2","target":"wh_1","status":"failed","messageId":null}'),
+         ('dlv_3', '{"id":"dlv_3","target":"settings","status":"pending","messageId":"msg_1"}'),
+         ('dlv_4', '{"id":"dlv_4","target":"wh_1","status":"pending","messageId":"msg_1"}')`,
+    );
+    const store = await open(empty);
+    expect((await store.find('deliveries', 'pending', ['wh_1'])).map((d) => d.id)).toEqual(['dlv_1', 'dlv_4']);
+    expect((await store.find('deliveries', 'pending', ['settings'])).map((d) => d.id)).toEqual(['dlv_3']);
+    expect(await store.get('deliveries', 'dlv_2')).not.toHaveProperty('pendingTarget');
+    // The embedded store's walk that names them is not needed on this one.
+    expect(await store.settings.get('pending-deliveries-named-1')).toBeDefined();
+  });
+
   describe('through a relay the test cuts', () => {
     let relay: Relay;
 

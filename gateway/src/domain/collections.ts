@@ -84,10 +84,16 @@ export const collections: CollectionSpec[] = [
   { name: 'pacing', indexes: {} },
   { name: 'media', indexes: {} },
   // Found by message, and by contact: an event about a contact (a hand-off) may name no message. And the pending
-  // replies of a conversation to a receiver by their turn, set only while pending (domain/reply-turns.ts).
+  // replies of a conversation to a receiver by their turn, set only while pending (domain/reply-turns.ts), and the
+  // pending deliveries of a receiver by its target, set only while pending too (engine/unsubscribe.ts).
   {
     name: 'deliveries',
-    indexes: { message: { fields: ['messageId'] }, contact: { fields: ['contactId'] }, turn: { fields: ['turn'] } },
+    indexes: {
+      message: { fields: ['messageId'] },
+      contact: { fields: ['contactId'] },
+      turn: { fields: ['turn'] },
+      pending: { fields: ['pendingTarget'] },
+    },
   },
   { name: 'webhooks', indexes: { account: { fields: ['accountId'] } } },
   { name: 'transactions', indexes: { account: { fields: ['accountId'] } } },

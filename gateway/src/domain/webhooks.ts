@@ -1,4 +1,3 @@
-import type { Gateway } from '../context.js';
 import { notFound } from '../errors.js';
 import { newId, now } from '../ids.js';
 import type { Page, Reader, Store, Tx } from '../store/store.js';
@@ -54,6 +53,11 @@ export interface Delivery {
   attempts: Attempt[];
   /** While a failed attempt waits for its retry: when the next one is due. */
   nextAttemptAt?: string | null;
+  /**
+   * Its `target`, set only while it is pending: a subscription deleted finds by it the deliveries still waiting for
+   * it (engine/unsubscribe.ts), among however many it was sent.
+   */
+  pendingTarget?: string | null;
   /** Set by a retry of its message: the attempts before this index were an earlier round, not counted against the retry schedule. */
   roundStart?: number;
   /** A reply's, while it is pending: its conversation and receiver, whose replies go one at a time (reply-turns.ts). */
@@ -84,14 +88,18 @@ export async function getSubscription(r: Reader, accountId: string, id: string):
   return sub;
 }
 
-export async function unsubscribe(gw: Gateway, accountId: string, id: string): Promise<void> {
-  await gw.store.transact(async (tx) => {
-    await getSubscription(tx, accountId, id);
-    await tx.remove('webhooks', id);
-    // A disabled one gone (its n8n workflow deactivated) no longer asks anyone to fix it: open consoles stop warning.
-    subscriptionsChanged(tx, accountId);
-  });
+export async function removeSubscription(tx: Tx, accountId: string, id: string): Promise<void> {
+  await getSubscription(tx, accountId, id);
+  await tx.remove('webhooks', id);
+  // A disabled one gone (its n8n workflow deactivated) no longer asks anyone to fix it: open consoles stop warning.
+  subscriptionsChanged(tx, accountId);
 }
+
+/** The deliveries still pending for a receiver: waiting for their first attempt, their turn or their retry. */
+export const pendingDeliveriesTo = (r: Reader, target: string) => r.find<Delivery>('deliveries', 'pending', [target]);
+
+/** Why a delivery failed without being posted: its subscription was deleted while it waited. */
+export const SUBSCRIPTION_DELETED = 'The webhook subscription was deleted';
 
 /** The account's subscriptions, oldest first: all of them, as emit() needs. */
 export const subscriptionsOf = (r: Reader, accountId: string) =>
@@ -168,6 +176,7 @@ export function newDelivery<E extends EventType>(
     ...receiver,
     payload,
     status: 'pending',
+    pendingTarget: receiver.target,
     attempts: [],
     createdAt: at,
     updatedAt: at,
@@ -211,7 +220,7 @@ export async function receiverNow(
     return { url: account.customChannelWebhookUrl, secrets: signingSecrets(account) };
   }
   const sub = await r.get<Subscription>('webhooks', delivery.target);
-  if (!sub) return { gone: 'The webhook subscription was deleted' };
+  if (!sub) return { gone: SUBSCRIPTION_DELETED };
   // Its retries stop with it: a receiver that asked for no more (410 Gone) gets none.
   if (sub.disabledAt) return { gone: 'The webhook subscription is disabled' };
   return { url: sub.url, secrets: [sub.secret], subscription: sub };

@@ -168,6 +168,7 @@ export async function handOver(
       // the replies of the conversation still pending there: to the contact it is made now.
       const again = await tx.update<Delivery>('deliveries', before.id, {
         status: 'pending',
+        pendingTarget: before.target,
         url: receiver.url,
         roundStart: before.attempts.length,
         turn: turnOf(conversation.id, receiver.target),

@@ -32,6 +32,7 @@ export async function withheldFromOptedOut(gw: Gateway, messageId: string): Prom
         status: 'failed',
         attempts: [...d.attempts, notPosted],
         nextAttemptAt: null,
+        pendingTarget: null,
         updatedAt: at,
         ...(await leaveTurn(tx, d)),
       });

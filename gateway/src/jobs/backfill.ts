@@ -10,7 +10,12 @@ import type { JobContext } from './queue.js';
  * lease never has to cover them all. `apply` must be safe to run twice on a page.
  */
 export interface Backfill<T extends Doc> {
-  kind: 'contact_search_index' | 'delivery_contacts' | 'auto_recharge_requests' | 'failed_openings';
+  kind:
+    | 'contact_search_index'
+    | 'delivery_contacts'
+    | 'pending_deliveries'
+    | 'auto_recharge_requests'
+    | 'failed_openings';
   /** The setting that marks the walk done; raised when what the walk gives changes. */
   done: string;
   collection: string;

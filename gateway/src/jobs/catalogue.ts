@@ -12,6 +12,7 @@ import type { Job, JobResult } from '../store/store.js';
 import { indexContacts } from './contact-search-index.js';
 import { deliver } from './deliver.js';
 import { nameDeliveryContacts } from './delivery-contacts.js';
+import { namePendingDeliveries } from './pending-deliveries.js';
 import { markFailedOpenings } from './failed-openings.js';
 import { housekeeping } from './housekeeping.js';
 import { runImport } from './import.js';
@@ -37,6 +38,7 @@ export const jobCatalogue: { readonly [K in JobKind]: JobHandler<K> } = {
   housekeeping,
   contact_search_index: indexContacts,
   delivery_contacts: nameDeliveryContacts,
+  pending_deliveries: namePendingDeliveries,
   failed_openings: markFailedOpenings,
   inbound,
   auto_recharge_unheard: (ctx, job) => askAgainIfUnheard(ctx, job.data),

@@ -103,6 +103,8 @@ async function record(
       url,
       attempts: [...current.attempts, attempt],
       nextAttemptAt,
+      // Named again on a retry: one an earlier release stored named none.
+      pendingTarget: retry ? current.target : null,
       updatedAt: now(),
       // Sent, or failed for good: the conversation's next reply to this receiver goes.
       ...(retry ? {} : await leaveTurn(tx, current)),

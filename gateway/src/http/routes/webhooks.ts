@@ -1,12 +1,7 @@
 import type { Gateway } from '../../context.js';
 import { enableSubscription, subscribe } from '../../domain/subscriptions.js';
-import {
-  getSubscription,
-  publicSubscription,
-  subscriptionPage,
-  unsubscribe,
-  type Subscription,
-} from '../../domain/webhooks.js';
+import { getSubscription, publicSubscription, subscriptionPage, type Subscription } from '../../domain/webhooks.js';
+import { deleteSubscription } from '../../engine/unsubscribe.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { accountPage } from '../paging.js';
 import { idempotentAnswer } from '../idempotent-answer.js';
@@ -42,7 +37,7 @@ export function webhooksRoutes(v1: Routes, gw: Gateway): void {
       await sendDurable(gw, res, publicSubscription(sub));
     },
     delete: async (req, res) => {
-      await unsubscribe(gw, accountOf(res).id, String(req.params.id));
+      await deleteSubscription(gw, accountOf(res).id, String(req.params.id));
       res.status(204).end();
     },
   });

@@ -411,6 +411,18 @@ UPDATE "conversations" SET doc = doc || '{"awaiting":"reply"}'
 INSERT INTO leadchat_settings (name, value) VALUES ('conversations-upgraded-2', now()::text) ON CONFLICT (name) DO NOTHING;
 `,
   },
+  {
+    version: 27,
+    // The deliveries pending at the upgrade name their receiver as those made since do, for its deletion to find them
+    // (engine/unsubscribe.ts); the embedded store's walk of its deliveries does the same (jobs/delivery-contacts.ts).
+    name: 'the pending deliveries of a receiver found by its target, for its deletion to settle them',
+    sql: `
+UPDATE "deliveries" SET doc = doc || jsonb_build_object('pendingTarget', doc->>'target')
+  WHERE doc->>'status' = 'pending' AND doc->>'pendingTarget' IS NULL;
+CREATE INDEX IF NOT EXISTS "deliveries_by_pending" ON "deliveries" ((doc->>'pendingTarget'), seq) WHERE doc->>'pendingTarget' IS NOT NULL;
+INSERT INTO leadchat_settings (name, value) VALUES ('pending-deliveries-named-1', now()::text) ON CONFLICT (name) DO NOTHING;
+`,
+  },
 ];
 
 /** Arbitrary and fixed: the advisory lock under which one process at a time migrates a database. */

@@ -1,0 +1,47 @@
+import type { Gateway } from '../context.js';
+import { leaveTurn } from '../domain/reply-turns.js';
+import {
+  pendingDeliveriesTo,
+  removeSubscription,
+  SUBSCRIPTION_DELETED,
+  type Attempt,
+  type Delivery,
+} from '../domain/webhooks.js';
+import { now } from '../ids.js';
+import { metrics } from '../metrics.js';
+import { settleDeliveries } from './message-status.js';
+
+/**
+ * A webhook subscription deleted (`DELETE /v1/webhooks/{id}`, as an n8n workflow deactivated deletes its own) takes
+ * its waiting deliveries with it: each one still pending (for its retry, maybe hours away, or for its turn behind an
+ * earlier reply) fails now, not posted. A reply that only it was to receive then fails as any reply whose receivers
+ * gave up does (engine/message-status.ts): the team is told, a bot's answer handed to it, at once rather than when the
+ * last retry would have come due.
+ */
+export async function deleteSubscription(gw: Gateway, accountId: string, id: string): Promise<void> {
+  await gw.store.transact(async (tx) => {
+    await removeSubscription(tx, accountId, id);
+    const waiting = await pendingDeliveriesTo(tx, id);
+    const replies = [
+      ...new Set(waiting.filter((d) => d.event === 'reply' && d.messageId).map((d) => d.messageId!)),
+    ].sort();
+    // Each reply's message first, as a delivery settling takes it (jobs/deliver.ts), in one order.
+    for (const messageId of replies) await tx.lock('messages', messageId);
+    const at = now();
+    const notPosted: Attempt = { at, status: null, latencyMs: 0, error: SUBSCRIPTION_DELETED, responseExcerpt: null };
+    for (const { id: deliveryId } of waiting) {
+      const current = await tx.get<Delivery>('deliveries', deliveryId);
+      if (!current || current.status !== 'pending' || current.target !== id) continue;
+      await tx.update<Delivery>('deliveries', current.id, {
+        status: 'failed',
+        attempts: [...current.attempts, notPosted],
+        nextAttemptAt: null,
+        pendingTarget: null,
+        updatedAt: at,
+        ...(await leaveTurn(tx, current)),
+      });
+      tx.afterCommit(() => metrics.deliveries.inc({ event: current.event, outcome: 'failed' }));
+    }
+    for (const messageId of replies) await settleDeliveries(tx, messageId);
+  });
+}
