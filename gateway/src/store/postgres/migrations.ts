@@ -414,7 +414,7 @@ INSERT INTO leadchat_settings (name, value) VALUES ('conversations-upgraded-2', 
   {
     version: 27,
     // The deliveries pending at the upgrade name their receiver as those made since do, for its deletion to find them
-    // (engine/unsubscribe.ts); the embedded store's walk of its deliveries does the same (jobs/delivery-contacts.ts).
+    // (engine/unsubscribe.ts); the embedded store's walk of its deliveries does the same (jobs/pending-deliveries.ts).
     name: 'the pending deliveries of a receiver found by its target, for its deletion to settle them',
     sql: `
 UPDATE "deliveries" SET doc = doc || jsonb_build_object('pendingTarget', doc->>'target')
