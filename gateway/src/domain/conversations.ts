@@ -66,8 +66,11 @@ export interface Conversation {
   lastIncomingId?: string | null;
   /** The latest contact message the bot has answered (or chosen not to): a reply job run twice answers once. */
   botAnsweredId?: string | null;
-  /** The FAQs (indices) the bot asked the contact to choose between, for its campaign, until its next reply. */
-  clarifying?: { campaignId: string; options: number[] } | null;
+  /**
+   * The FAQs (indices) the bot asked the contact to choose between, for its campaign, until its next reply, and their
+   * questions as the contact read them (absent on those asked before they were kept): the FAQs may be edited meanwhile.
+   */
+  clarifying?: { campaignId: string; options: number[]; questions?: string[] } | null;
   /** When the bot reported the campaign's goal reached in this conversation. */
   goalReachedAt?: string | null;
   /** The member (or the owner) whose conversation it is to answer; null: nobody's. */

@@ -113,9 +113,26 @@ async function contextOf(
     history,
     message: unanswered.join('\n'),
     messages: unanswered,
-    clarifying: conversation.clarifying?.campaignId === campaign.id ? conversation.clarifying.options : null,
+    clarifying: offeredNow(conversation, campaign),
     replyLimit: REPLY_LIMITS[conversation.channel],
   };
+}
+
+/**
+ * The FAQs the bot last offered the contact ("Do you mean: 1. … 2. …?"), as the campaign holds them now: an FAQ added,
+ * removed or moved since shifts the indices, and "1" must pick the question the contact read, not whichever FAQ now
+ * has its place. One whose question is no longer among the FAQs (removed, or reworded) is offered no more (-1): its
+ * number picks nothing, and the message is read as a question.
+ */
+function offeredNow(conversation: Conversation, campaign: Campaign): number[] | null {
+  const offered = conversation.clarifying;
+  if (offered?.campaignId !== campaign.id) return null;
+  if (!offered.questions) return offered.options;
+  const faqs = campaign.bot.faqs;
+  return offered.options.map((index, i) => {
+    const question = offered.questions![i];
+    return faqs[index]?.question === question ? index : faqs.findIndex((f) => f.question === question);
+  });
 }
 
 /**
@@ -154,7 +171,13 @@ export async function runBotReply(gw: Engine, { conversationId, messageId }: Job
     if (!current(latest) || !person || !botMaySpeak(latest, person)) return;
     // A question the bot asks stands until its next reply, which reads the answer to it.
     const clarifying =
-      answer?.reply.kind === 'clarify' ? { campaignId: campaign.id, options: answer.reply.options } : null;
+      answer?.reply.kind === 'clarify'
+        ? {
+            campaignId: campaign.id,
+            options: answer.reply.options,
+            questions: answer.reply.options.map((i) => campaign.bot.faqs[i]?.question ?? ''),
+          }
+        : null;
     const marked = await updateConversation(tx, latest, {
       botAnsweredId: messageId,
       campaignId: latest.campaignId ?? campaign.id,

@@ -27,7 +27,10 @@ export interface BotContext {
    * channel's. A reply answering several questions is kept within it.
    */
   replyLimit?: number;
-  /** The FAQs (indices) the bot last asked the contact to choose between, while that question stands; else null. */
+  /**
+   * The FAQs (indices) the bot last asked the contact to choose between, while that question stands; else null. -1 in
+   * the place of one removed (or reworded) since: its number picks nothing.
+   */
   clarifying: number[] | null;
   /** The campaign's FAQs and resources that retrieval found relevant to `message` (to each of its questions), best first. */
   knowledge: { faqs: FaqEntry[]; resources: string[] };

@@ -1,0 +1,103 @@
+import {
+  advanceClock,
+  api,
+  createAccount,
+  HANDOFF_NOTICE,
+  incoming,
+  Receiver,
+  unique,
+  untilIdle,
+  useGateway,
+  type TestAccount,
+} from './api-support';
+
+/**
+ * The owner changes the bot's FAQs while conversations are open: what a contact is answered next follows what the
+ * campaign holds then, and a question the bot asked before the change is answered as the contact read it. The clock
+ * is the test's: the bot answers once the debounce is over.
+ */
+const ctx = useGateway({ LEADCHAT_JOB_POLL: '100ms', LEADCHAT_BOT_DEBOUNCE: '1m', LEADCHAT_TEST_CLOCK: '1' });
+const receivers: Receiver[] = [];
+afterAll(async () => {
+  await Promise.all(receivers.map((r) => r.close()));
+});
+
+const HOURS = { question: 'What are your opening hours?', answer: 'We are open Monday to Friday, 9am to 6pm.' };
+const HOLIDAYS = {
+  question: 'What are your opening hours on holidays?',
+  answer: 'On public holidays we open 10am to 2pm.',
+};
+const FAQS = [
+  HOURS,
+  { question: 'How much does a teeth cleaning cost?', answer: 'A cleaning costs $90.' },
+  { question: 'Do you accept insurance?', answer: 'Yes, we accept most dental insurance plans.' },
+  { question: 'Where is the clinic?', answer: 'We are at 12 Main Street, next to the post office.' },
+  HOLIDAYS,
+];
+const BRACES = { question: 'Do you do braces?', answer: 'Yes, braces from $3,000.' };
+const ASKED =
+  'Do you mean:\n1. What are your opening hours?\n2. What are your opening hours on holidays?\nReply with the number.';
+
+async function setUp(bot: Record<string, unknown> = {}) {
+  const account = await createAccount(ctx.gw);
+  const hook = await Receiver.start();
+  receivers.push(hook);
+  await api(ctx.gw, account, 'PUT', 'settings', { body: { customChannelWebhookUrl: hook.url } });
+  const created = await api(ctx.gw, account, 'POST', 'campaigns', {
+    body: { name: 'Smile Dental', channel: 'custom', customChannel: 'chat', bot: { faqs: FAQS, ...bot } },
+  });
+  expect(created.status).toBe(201);
+  await api(ctx.gw, account, 'PUT', 'settings/bot', { body: { defaultCampaignId: created.body.id } });
+  return { account, hook, campaign: created.body };
+}
+
+const replies = (hook: Receiver, fromId: string) =>
+  hook.requests.filter((r) => r.body?.toId === fromId && r.body?.messageId).map((r) => r.body.body as string);
+
+/** The contact writes; once the debounce is over, what the bot sent in answer. */
+async function turn(account: TestAccount, hook: Receiver, fromId: string, body: string): Promise<string[]> {
+  const before = replies(hook, fromId).length;
+  const res = await api(ctx.gw, account, 'POST', 'incoming_custom_channel_message', {
+    body: incoming({ fromId, body, channel: 'chat' }),
+  });
+  expect(res.status).toBe(200);
+  await advanceClock(ctx.gw, '1m');
+  await untilIdle(ctx.gw);
+  return replies(hook, fromId).slice(before);
+}
+
+const setFaqs = async (account: TestAccount, campaignId: string, faqs: unknown[]) =>
+  expect((await api(ctx.gw, account, 'PATCH', `campaigns/${campaignId}`, { body: { bot: { faqs } } })).status).toBe(
+    200,
+  );
+
+describe('a question the bot asked ("Do you mean: 1. … 2. …?") is answered as the contact read it', () => {
+  test('an FAQ added at the top meanwhile: the number picks the FAQ offered, in its new place', async () => {
+    const { account, hook, campaign } = await setUp();
+    const fromId = unique('lead');
+    expect(await turn(account, hook, fromId, 'opening hours?')).toEqual([ASKED]);
+    await setFaqs(account, campaign.id, [BRACES, ...FAQS]);
+    expect(await turn(account, hook, fromId, '1')).toEqual([HOURS.answer]);
+    expect(await turn(account, hook, fromId, 'opening hours?')).toEqual([ASKED]);
+    await setFaqs(account, campaign.id, [HOLIDAYS, BRACES, ...FAQS.slice(0, 4)]);
+    expect(await turn(account, hook, fromId, 'the second')).toEqual([HOLIDAYS.answer]);
+  });
+
+  test('an FAQ offered and removed meanwhile: its number answers no other FAQ, and a person takes the message', async () => {
+    const { account, hook, campaign } = await setUp();
+    const fromId = unique('lead');
+    expect(await turn(account, hook, fromId, 'opening hours?')).toEqual([ASKED]);
+    // The holidays' FAQ goes; the clinic's comes to the end, where the holidays' was.
+    await setFaqs(account, campaign.id, [HOURS, FAQS[1], FAQS[2], BRACES, FAQS[3]]);
+    expect(await turn(account, hook, fromId, '2')).toEqual([HANDOFF_NOTICE]);
+  });
+
+  test("an offered FAQ's answer reworded meanwhile: the pick gets the new answer", async () => {
+    const { account, hook, campaign } = await setUp();
+    const fromId = unique('lead');
+    expect(await turn(account, hook, fromId, 'opening hours?')).toEqual([ASKED]);
+    const reworded = { ...HOLIDAYS, answer: 'On public holidays we are closed.' };
+    await setFaqs(account, campaign.id, [...FAQS.slice(0, 4), reworded]);
+    expect(await turn(account, hook, fromId, '2')).toEqual([reworded.answer]);
+  });
+});
