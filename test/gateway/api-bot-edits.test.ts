@@ -2,6 +2,7 @@ import {
   advanceClock,
   api,
   createAccount,
+  expectApiError,
   HANDOFF_NOTICE,
   incoming,
   Receiver,
@@ -99,5 +100,38 @@ describe('a question the bot asked ("Do you mean: 1. … 2. …?") is answered a
     const reworded = { ...HOLIDAYS, answer: 'On public holidays we are closed.' };
     await setFaqs(account, campaign.id, [...FAQS.slice(0, 4), reworded]);
     expect(await turn(account, hook, fromId, '2')).toEqual([reworded.answer]);
+  });
+});
+
+describe('FAQs the bot could not answer from are refused, naming the FAQ, and nothing is saved', () => {
+  const refusal = async (faqs: unknown[]) => {
+    const account = await createAccount(ctx.gw);
+    const created = await api(ctx.gw, account, 'POST', 'campaigns', { body: { name: 'Shop', bot: { faqs } } });
+    expectApiError(created, 400, 'VALIDATION_ERROR');
+    const campaign = await api(ctx.gw, account, 'POST', 'campaigns', { body: { name: 'Shop', bot: { faqs: FAQS } } });
+    const changed = await api(ctx.gw, account, 'PATCH', `campaigns/${campaign.body.id}`, { body: { bot: { faqs } } });
+    expect(changed.body).toEqual(created.body);
+    expect((await api(ctx.gw, account, 'GET', `campaigns/${campaign.body.id}`)).body.bot.faqs).toEqual(FAQS);
+    return created.body.error.fields;
+  };
+
+  test('a question asked twice, in other case or punctuation: the bot would ask the contact to choose between them', async () => {
+    const fields = await refusal([...FAQS, { question: 'what are your opening hours', answer: 'From 9am.' }]);
+    expect(fields).toEqual([
+      {
+        field: 'bot.faqs.5.question',
+        code: 'INVALID',
+        message:
+          'is asked already by bot.faqs.0.question ("What are your opening hours?"): give each question once, with one answer',
+      },
+    ]);
+  });
+
+  test('questions that differ by a word are FAQs', async () => {
+    const account = await createAccount(ctx.gw);
+    const faqs = [HOURS, HOLIDAYS];
+    const created = await api(ctx.gw, account, 'POST', 'campaigns', { body: { name: 'Shop', bot: { faqs } } });
+    expect(created.status).toBe(201);
+    expect(created.body.bot.faqs).toEqual(faqs);
   });
 });

@@ -13,6 +13,7 @@ import {
 } from '../api-contract.js';
 import { UNREACHABLE_REASONS } from '../contract/campaigns.js';
 import { DEFAULT_SEND_RATE } from '../domain/campaigns.js';
+import { normalize as normalizeKeywords } from '../engine/keywords.js';
 import { EVENTS } from '../domain/events.js';
 import { knownZone } from '../domain/time-zone.js';
 import { pageFields, pageQuery } from './paging.js';
@@ -533,6 +534,28 @@ export const webhookCreate = z.object({
 });
 
 const faq = z.object({ question: nonBlank(C.faqQuestion), answer: nonBlank(C.faqAnswer) });
+/**
+ * The FAQs a bot can answer from: each question once (two FAQs asking the same, in the normal form keywords are read
+ * in, would have the bot ask the contact to choose between the same words).
+ */
+const faqs = z
+  .array(faq)
+  .max(CAMPAIGN_COUNTS.faqs)
+  .superRefine((list, ctx) => {
+    const first = new Map<string, number>();
+    list.forEach(({ question }, i) => {
+      const path = [i, 'question'];
+      const words = normalizeKeywords(question);
+      const before = first.get(words);
+      if (before === undefined) return void first.set(words, i);
+      ctx.addIssue({
+        code: 'custom',
+        path,
+        input: question,
+        message: `is asked already by bot.faqs.${before}.question ("${list[before]!.question.slice(0, 80)}"): give each question once, with one answer`,
+      });
+    });
+  });
 /** Durations ("20m") and rates ("30/m") are read by the engine, which names the field in its 400. */
 const duration = z.string().trim().max(20).describe('A duration: "30s", "15m", "2h", "1d"');
 const followUpStep = z.object({
@@ -592,7 +615,7 @@ const campaignFields = {
     active: z.boolean(),
     instructions: text(C.instructions),
     companyInfo: text(C.companyInfo),
-    faqs: z.array(faq).max(CAMPAIGN_COUNTS.faqs),
+    faqs,
     resources: z.array(text(C.resource)).max(CAMPAIGN_COUNTS.resources),
     goal: text(C.goal),
     handoffMessage: text(C.handoffMessage)
