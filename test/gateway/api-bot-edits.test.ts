@@ -127,9 +127,24 @@ describe('FAQs the bot could not answer from are refused, naming the FAQ, and no
     ]);
   });
 
-  test('questions that differ by a word are FAQs', async () => {
+  test.each([
+    ['STOP', 'is an opt-out: a contact who writes it is opted out before the bot reads it'],
+    ['How can I stop the messages?', 'is an opt-out'],
+    ['Start', 'is an opt-in (START)'],
+    ['HELP', "gets the account's helpText"],
+  ])('a question the gateway answers before the bot reads it: "%s"', async (question, said) => {
+    const fields = await refusal([HOURS, { question, answer: 'Our own answer.' }]);
+    expect(fields).toEqual([{ field: 'bot.faqs.1.question', code: 'INVALID', message: expect.stringContaining(said) }]);
+  });
+
+  test('questions that only hold such a word, or differ by a word, are FAQs', async () => {
     const account = await createAccount(ctx.gw);
-    const faqs = [HOURS, HOLIDAYS];
+    const faqs = [
+      HOURS,
+      HOLIDAYS,
+      { question: 'Can I cancel my appointment?', answer: 'Yes, up to a day before.' },
+      { question: 'Can you help me choose a toothbrush?', answer: 'A soft one.' },
+    ];
     const created = await api(ctx.gw, account, 'POST', 'campaigns', { body: { name: 'Shop', bot: { faqs } } });
     expect(created.status).toBe(201);
     expect(created.body.bot.faqs).toEqual(faqs);

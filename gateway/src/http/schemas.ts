@@ -13,7 +13,7 @@ import {
 } from '../api-contract.js';
 import { UNREACHABLE_REASONS } from '../contract/campaigns.js';
 import { DEFAULT_SEND_RATE } from '../domain/campaigns.js';
-import { normalize as normalizeKeywords } from '../engine/keywords.js';
+import { classify, normalize as normalizeKeywords, type Intent } from '../engine/keywords.js';
 import { EVENTS } from '../domain/events.js';
 import { knownZone } from '../domain/time-zone.js';
 import { pageFields, pageQuery } from './paging.js';
@@ -534,9 +534,16 @@ export const webhookCreate = z.object({
 });
 
 const faq = z.object({ question: nonBlank(C.faqQuestion), answer: nonBlank(C.faqAnswer) });
+/** What the gateway does with a message before the bot reads it (engine/keywords.ts), for an FAQ asking just that. */
+const NEVER_READ: Partial<Record<Intent, string>> = {
+  opt_out: 'is an opt-out: a contact who writes it is opted out before the bot reads it, and never answered',
+  opt_in: 'is an opt-in (START): a contact who writes it is opted in again before the bot reads it, and never answered',
+  help: "is HELP: a contact who writes it gets the account's helpText (PUT /v1/settings), never the bot's answer",
+};
 /**
  * The FAQs a bot can answer from: each question once (two FAQs asking the same, in the normal form keywords are read
- * in, would have the bot ask the contact to choose between the same words).
+ * in, would have the bot ask the contact to choose between the same words), none of them a message the gateway
+ * answers itself before the bot sees it (STOP, START, HELP), which the bot would never answer with it.
  */
 const faqs = z
   .array(faq)
@@ -545,6 +552,8 @@ const faqs = z
     const first = new Map<string, number>();
     list.forEach(({ question }, i) => {
       const path = [i, 'question'];
+      const never = NEVER_READ[classify(question)!];
+      if (never) ctx.addIssue({ code: 'custom', path, input: question, message: `${never}; ask it in other words` });
       const words = normalizeKeywords(question);
       const before = first.get(words);
       if (before === undefined) return void first.set(words, i);
