@@ -150,3 +150,60 @@ describe('FAQs the bot could not answer from are refused, naming the FAQ, and no
     expect(created.body.bot.faqs).toEqual(faqs);
   });
 });
+
+describe('a message the bot leaves, its campaign bot being off, waits for a person until someone answers it', () => {
+  const botOn = async (account: TestAccount, campaignId: string, active: boolean) =>
+    expect((await api(ctx.gw, account, 'PATCH', `campaigns/${campaignId}`, { body: { bot: { active } } })).status).toBe(
+      200,
+    );
+  const write = async (account: TestAccount, fromId: string, body: string) => {
+    const res = await api(ctx.gw, account, 'POST', 'incoming_custom_channel_message', {
+      body: incoming({ fromId, body, channel: 'chat' }),
+    });
+    expect(res.status).toBe(200);
+    const { conversationId } = (await api(ctx.gw, account, 'GET', `messages/${res.body.messageId}`)).body;
+    return async () => (await api(ctx.gw, account, 'GET', `conversations/${conversationId}`)).body;
+  };
+
+  test('written while it was off, then the bot turned on again: still waiting for a person, not the bot', async () => {
+    const { account, hook, campaign } = await setUp();
+    const fromId = unique('lead');
+    expect(await turn(account, hook, fromId, 'how much is a cleaning?')).toEqual([FAQS[1]!.answer]);
+    await botOn(account, campaign.id, false);
+    const read = await write(account, fromId, 'and do you accept insurance?');
+    await advanceClock(ctx.gw, '1m');
+    await untilIdle(ctx.gw);
+    expect(await read()).toMatchObject({ needsReply: true, botLeft: true });
+    await botOn(account, campaign.id, true);
+    await advanceClock(ctx.gw, '1m');
+    await untilIdle(ctx.gw);
+    expect(replies(hook, fromId)).toHaveLength(1);
+    expect(await read()).toMatchObject({ needsReply: true, botLeft: true, bot: { answers: true } });
+    // Writing again, the contact is the bot's: it answers what it left too.
+    expect(await turn(account, hook, fromId, '??')).toEqual([FAQS[2]!.answer]);
+    expect(await read()).toMatchObject({ needsReply: false, botLeft: false, bot: { answers: true } });
+  });
+
+  test('written while it was on, the bot turned off before it answered and on again: waiting for a person', async () => {
+    const { account, hook, campaign } = await setUp();
+    const fromId = unique('lead');
+    const read = await write(account, fromId, 'where is the clinic?');
+    await botOn(account, campaign.id, false);
+    await advanceClock(ctx.gw, '1m');
+    await untilIdle(ctx.gw);
+    await botOn(account, campaign.id, true);
+    expect(replies(hook, fromId)).toEqual([]);
+    expect(await read()).toMatchObject({ needsReply: true, botLeft: true });
+  });
+
+  test("written to the account's default campaign whose bot is off: waiting for a person", async () => {
+    const { account, hook, campaign } = await setUp();
+    await botOn(account, campaign.id, false);
+    const fromId = unique('lead');
+    const read = await write(account, fromId, 'where is the clinic?');
+    await advanceClock(ctx.gw, '1m');
+    await untilIdle(ctx.gw);
+    expect(replies(hook, fromId)).toEqual([]);
+    expect(await read()).toMatchObject({ needsReply: true, botLeft: true });
+  });
+});

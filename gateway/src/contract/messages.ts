@@ -121,6 +121,11 @@ export const conversation = z
     unread: z.number().int().min(0),
     lastReadAt: nullableTimestamp,
     failed: z.number().int().min(0),
+    botLeft: z
+      .boolean()
+      .describe(
+        "Whether the contact's message waiting is one no bot answers: it came, or its answer was due, while its campaign's bot was off or the campaign paused (or the account's default campaign's, for a conversation of none). A person answers it; the bot, on again, answers what the contact writes next, with it",
+      ),
     needsReply: z
       .boolean()
       .describe(

@@ -67,6 +67,11 @@ export interface Conversation {
   /** The latest contact message the bot has answered (or chosen not to): a reply job run twice answers once. */
   botAnsweredId?: string | null;
   /**
+   * The contact's latest message the bot left to a person, its campaign's bot being off (or the campaign paused) when
+   * it came or when its answer was due: turned on again, the bot does not answer it, so it still waits for a person.
+   */
+  botLeftId?: string | null;
+  /**
    * The FAQs (indices) the bot asked the contact to choose between, for its campaign, until its next reply, and their
    * questions as the contact read them (absent on those asked before they were kept): the FAQs may be edited meanwhile.
    */
@@ -306,7 +311,7 @@ const shownOf = (c: Conversation): ShownConversation => ({
   failed: c.failed ?? 0,
   assigneeId: c.assigneeId ?? null,
   // Its contact too: a merge gives the conversation to the contact kept, whose name the inbox shows then.
-  rest: `${c.lastMessage?.id ?? ''} ${c.handoff?.at ?? ''} ${c.lastReadAt ?? ''} ${c.goalReachedAt ?? ''} ${c.campaignId ?? ''} ${c.contactId} ${c.remindedAt ?? ''}`,
+  rest: `${c.lastMessage?.id ?? ''} ${c.handoff?.at ?? ''} ${c.lastReadAt ?? ''} ${c.goalReachedAt ?? ''} ${c.campaignId ?? ''} ${c.contactId} ${c.remindedAt ?? ''} ${leftByBot(c)}`,
 });
 
 /** What the gateway writes by itself: it tells the contact something, but answers nothing a person must. */
@@ -367,6 +372,13 @@ export function lastMessageOf(m: Message): Conversation['lastMessage'] {
 const botAnswers = (c: Conversation, campaign: Campaign | undefined) =>
   c.bot.active && c.status !== 'opted_out' && (c.campaignId === null || answering(campaign));
 
+/**
+ * Whether the contact's message waiting is one the bot left to a person (`botLeftId`): its bot on again since answers
+ * their next message (`answers`), not that one, which a person must hear of as of a hand-off.
+ */
+const leftByBot = (c: Conversation) =>
+  !!c.botLeftId && c.botLeftId === c.lastIncomingId && c.lastMessage?.direction === 'incoming';
+
 /** The conversation as the API answers it, with its contact (read unless given) and its campaign's bot. */
 export async function conversationAnswer(r: Reader, c: Conversation, contact?: Contact): Promise<ConversationAnswer> {
   const [person, campaign] = await Promise.all([
@@ -389,6 +401,7 @@ function publicConversation(
     followUpFailed: _fail,
     lastIncomingId: _i,
     botAnsweredId: _b,
+    botLeftId: _l,
     clarifying: _c,
     failing: _f,
     awaiting: _w,
@@ -400,6 +413,7 @@ function publicConversation(
     // A follow-up a pause holds is due at no time: Live again, it is timed anew (the step is kept for then).
     next: c.followUpHeld ? null : c.next,
     bot: { ...c.bot, answers: botAnswers(c, campaign) },
+    botLeft: leftByBot(c),
     goalReachedAt: c.goalReachedAt ?? null,
     handoff: c.handoff ?? null,
     assigneeId: c.assigneeId ?? null,

@@ -26,7 +26,8 @@ export const replyKey = (messageId: string) => `bot_reply:${messageId}`;
 /**
  * A contact's message the bot may answer: its reply job waits `debounceMs`, so that a burst ("hi" "I saw your ad"
  * "how much is it?") is answered once. Each message has its own job; the one for the latest message answers, the
- * others find a newer message and do nothing. A message no campaign's bot would answer queues nothing.
+ * others find a newer message and do nothing. A message no campaign's bot would answer queues nothing: it
+ * is left to a person (`botLeftId`).
  */
 export async function scheduleBotReply(
   tx: Tx,
@@ -36,7 +37,9 @@ export async function scheduleBotReply(
   others: Conversation[],
   debounceMs: number,
 ): Promise<void> {
-  if (!answering(await campaignForReply(tx, account, conversation, message, others))) return;
+  // Left to a person, who must hear of it: the bot turned on again will not answer it (conversations.ts, leftByBot).
+  if (!answering(await campaignForReply(tx, account, conversation, message, others)))
+    return void (await updateConversation(tx, conversation, { botLeftId: message.id }));
   await tx.enqueue(
     newJob(
       'bot_reply',
@@ -158,7 +161,7 @@ export async function runBotReply(gw: Engine, { conversationId, messageId }: Job
     message,
     await conversationsOfContact(gw.store, contact.id),
   );
-  if (!answering(campaign)) return;
+  if (!answering(campaign)) return leaveToPerson(gw, conversationId, messageId);
   const context = await contextOf(gw.store, conversation, contact, campaign);
   // A file with no text (a photo, a voice note) is no "ok" to leave unanswered: the bot reads text only.
   const fileOnly = !context.message && !!message.media && message.createdAt >= (conversation.bot.since ?? '');
@@ -185,6 +188,15 @@ export async function runBotReply(gw: Engine, { conversationId, messageId }: Job
     });
     if (answer) await speak(tx, gw, account, person, marked, campaign, answer, message);
     else await handToTeam(tx, gw, account, person, marked, campaign, FILE_ONLY, message);
+  });
+}
+
+/** The campaign's bot was turned off (or the campaign paused) before its answer was due: a person answers it. */
+async function leaveToPerson(gw: Engine, conversationId: string, messageId: string): Promise<void> {
+  await gw.store.transact(async (tx) => {
+    const latest = await tx.get<Conversation>('conversations', conversationId);
+    if (latest?.lastIncomingId === messageId && latest.botAnsweredId !== messageId)
+      await updateConversation(tx, latest, { botLeftId: messageId });
   });
 }
 
