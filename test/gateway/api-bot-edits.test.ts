@@ -1,3 +1,5 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import {
   advanceClock,
   api,
@@ -5,6 +7,7 @@ import {
   expectApiError,
   HANDOFF_NOTICE,
   incoming,
+  poll,
   Receiver,
   unique,
   untilIdle,
@@ -205,5 +208,53 @@ describe('a message the bot leaves, its campaign bot being off, waits for a pers
     await untilIdle(ctx.gw);
     expect(replies(hook, fromId)).toEqual([]);
     expect(await read()).toMatchObject({ needsReply: true, botLeft: true });
+  });
+});
+
+describe('the bot turned off while its answer is being worked out', () => {
+  test('an LLM still answering when the owner turns the bot off: its answer is not sent, a person takes the message', async () => {
+    const { account, hook, campaign } = await setUp();
+    const held: Array<(content: string) => void> = [];
+    const llm = http.createServer((req, res) => {
+      req.resume();
+      req.on('end', () =>
+        held.push((content) =>
+          res
+            .writeHead(200, { 'content-type': 'application/json' })
+            .end(JSON.stringify({ choices: [{ message: { role: 'assistant', content } }] })),
+        ),
+      );
+    });
+    await new Promise<void>((resolve) => llm.listen(0, '127.0.0.1', resolve));
+    try {
+      const baseUrl = `http://127.0.0.1:${(llm.address() as AddressInfo).port}/v1`;
+      const saved = await api(ctx.gw, account, 'PUT', 'settings/bot', {
+        body: { provider: 'openai', openai: { baseUrl, model: 'llama3.1', apiKey: null } },
+      });
+      expect(saved.status).toBe(200);
+      const fromId = unique('lead');
+      const res = await api(ctx.gw, account, 'POST', 'incoming_custom_channel_message', {
+        body: incoming({ fromId, body: 'how much is a cleaning?', channel: 'chat' }),
+      });
+      const { conversationId } = (await api(ctx.gw, account, 'GET', `messages/${res.body.messageId}`)).body;
+      const advanced = advanceClock(ctx.gw, '1m');
+      await poll(
+        async () => held.length,
+        (n) => n === 1,
+      );
+      const off = await api(ctx.gw, account, 'PATCH', `campaigns/${campaign.id}`, { body: { bot: { active: false } } });
+      expect(off.status).toBe(200);
+      held[0]!('A cleaning is $90: shall I book you in for Tuesday?');
+      await advanced;
+      await untilIdle(ctx.gw);
+      expect(replies(hook, fromId)).toEqual([]);
+      expect((await api(ctx.gw, account, 'GET', `conversations/${conversationId}`)).body).toMatchObject({
+        needsReply: true,
+        botLeft: true,
+      });
+    } finally {
+      llm.closeAllConnections();
+      await new Promise((resolve) => llm.close(resolve));
+    }
   });
 });

@@ -141,7 +141,8 @@ function offeredNow(conversation: Conversation, campaign: Campaign): number[] | 
 /**
  * Job `bot_reply`: the bot answers the contact's latest messages. The answer is worked out outside any transaction
  * (an LLM may take seconds), then written in one that checks nothing changed meanwhile: a newer message (its own job
- * answers), a hand-off, an opt-out, or this very answer already sent by an earlier run.
+ * answers), a hand-off, an opt-out, the campaign's bot turned off or the campaign paused, or this very answer already
+ * sent by an earlier run.
  */
 export async function runBotReply(gw: Engine, { conversationId, messageId }: JobKinds['bot_reply']): Promise<void> {
   const current = (c: Conversation | undefined): c is Conversation =>
@@ -172,6 +173,10 @@ export async function runBotReply(gw: Engine, { conversationId, messageId }: Job
     const latest = await tx.get<Conversation>('conversations', conversationId);
     const person = await tx.get<Contact>('contacts', contact.id);
     if (!current(latest) || !person || !botMaySpeak(latest, person)) return;
+    // Turned off (or paused) while the answer was worked out, an LLM taking seconds: the owner stopped the bot, whose
+    // answer goes nowhere, and the message is left to a person.
+    if (!answering(await campaignById(tx, campaign.id)))
+      return void (await updateConversation(tx, latest, { botLeftId: messageId }));
     // A question the bot asks stands until its next reply, which reads the answer to it.
     const clarifying =
       answer?.reply.kind === 'clarify'
