@@ -15,8 +15,9 @@ export interface Waiting {
 
 /**
  * Whether a conversation nobody has waits for a person: a contact's message no bot will answer (handed off, the bot
- * turned off here or in its campaign, the campaign paused; or left by the bot while it was off, on again since). One the bot still answers needs a reply only until the
- * bot's answer, a moment later: nobody is called to it, and it comes in when the bot hands it over.
+ * turned off here or in its campaign, the campaign paused; or left by the bot while it was off, on again since). One
+ * the bot still answers needs a reply only until the bot's answer, a moment later: nobody is called to it, and it
+ * comes in when the bot hands it over.
  */
 const forAPerson = (c: Conversation) => !c.bot.answers || c.botLeft;
 
