@@ -128,6 +128,8 @@ export interface components {
       unread: number;
       lastReadAt: string | null;
       failed: number;
+      /** @description Whether the contact's message waiting is one no bot answers: it came, or its answer was due, while its campaign's bot was off or the campaign paused (or the account's default campaign's, for a conversation of none). A person answers it; the bot, on again, answers what the contact writes next, with it */
+      botLeft: boolean;
       /** @description Whether the contact waits for a reply from the team: a team reply that failed (or was stored unsent) is none */
       needsReply: boolean;
       /** @description Handed to the team and needing a reply: since when the contact waits for a person (the hand-off, or their first message since the team's last reply that reached them: one that failed answers nothing); null while nobody must act */
