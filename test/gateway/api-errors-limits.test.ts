@@ -286,7 +286,7 @@ describe('request bodies', () => {
 
 describe('a 400 names every problem at once', () => {
   test('two bad fields: both in the message, and each in `fields` with its path, code and limit', async () => {
-    const faqs = [...Array(4)].map(() => ({ question: 'Q?', answer: 'A.' }));
+    const faqs = [...Array(4)].map((_, i) => ({ question: `Q${i}?`, answer: 'A.' }));
     faqs.push({ question: 'Open on Sunday?', answer: 'x'.repeat(5001) });
     const res = await api(ctx.gw, account, 'POST', 'campaigns', { body: { name: ' ', bot: { faqs } } });
     expectApiError(res, 400, 'VALIDATION_ERROR');

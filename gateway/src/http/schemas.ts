@@ -555,6 +555,8 @@ const faqs = z
       const never = NEVER_READ[classify(question)!];
       if (never) ctx.addIssue({ code: 'custom', path, input: question, message: `${never}; ask it in other words` });
       const words = normalizeKeywords(question);
+      // A blank question is refused as such (REQUIRED), once, not also as the same as every other blank one.
+      if (!words) return;
       const before = first.get(words);
       if (before === undefined) return void first.set(words, i);
       ctx.addIssue({
