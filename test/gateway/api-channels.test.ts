@@ -51,6 +51,11 @@ function file(req: Received): Answer {
       ? { status: 302, headers: { location: `/files/${twilioMedia[1]}` } }
       : { status: 401 };
   if (req.path === '/files/ME1') return { status: 200, body: PNG, headers: { 'content-type': 'image/png' } };
+  // Files whose store names a type that is not theirs: a photo as bytes of no type, a web page as a photo.
+  if (req.path === '/files/ME2')
+    return { status: 200, body: PNG, headers: { 'content-type': 'application/octet-stream' } };
+  if (req.path === '/files/ME3')
+    return { status: 200, body: '<html><script>alert(1)</script></html>', headers: { 'content-type': 'image/png' } };
   const graph = /^\/v23\.0\/(\d+)$/.exec(req.path);
   if (graph?.[1] === '1003')
     return {
@@ -802,6 +807,37 @@ test("a contact's photo on Twilio or WhatsApp is kept by the gateway and read at
   expect((await postTwilio(account, 'incoming', elsewhere)).status).toBe(200);
   const [foreign] = await messages(account, (await contactOf(elsewhere.From)).id);
   expect(foreign.media).toEqual({ url: 'https://files.example.test/ME9', contentType: 'image/png', mediaId: null });
+});
+
+test("a contact's file is kept and served under the type its bytes show, not the one its provider names", async () => {
+  const { account } = await accountWith({ twilio });
+  const phone = uniquePhone();
+  const media = (n: number) => `${base}/2010-04-01/Accounts/${twilio.accountSid}/Messages/MM${hex('7')}/Media/ME${n}`;
+  const mms = {
+    MessageSid: `MM${hex('7')}`,
+    From: phone,
+    To: '+15005550006',
+    Body: 'Photos of the roof',
+    NumMedia: '2',
+    MediaUrl0: media(2),
+    MediaContentType0: 'application/octet-stream',
+    MediaUrl1: media(3),
+    MediaContentType1: 'image/png',
+  };
+  expect((await postTwilio(account, 'incoming', mms)).status).toBe(200);
+  const contact = (await api(ctx.gw, account, 'GET', 'contacts', { query: { phoneNumber: phone } })).body;
+  const [photo, page] = (await messages(account, contact.id)).filter((m) => m.direction === 'incoming');
+  const served = async (m: any) => {
+    expect(m.media.mediaId).toEqual(expect.stringMatching(/^med_/));
+    const file = await getBytes(ctx.gw, account, m.media.url);
+    return { status: file.status, stored: m.media.contentType, served: file.headers['content-type'] };
+  };
+  expect(await served(photo)).toEqual({ status: 200, stored: 'image/png', served: 'image/png' });
+  expect(await served(page)).toEqual({
+    status: 200,
+    stored: 'text/plain',
+    served: expect.stringMatching(/^text\/plain\b/),
+  });
 });
 
 test("a status report that overtakes the provider's answer to the send is applied once the answer names its message; one on a message never sent is dropped", async () => {

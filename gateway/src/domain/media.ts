@@ -54,6 +54,21 @@ export async function decodeDataUri(
   return { bytes, contentType: sniffed?.mime ?? contentType };
 }
 
+/**
+ * The type a provider's file is kept and served under, told by its bytes: the type its provider (or the sender) names
+ * may be a generic one (`application/octet-stream`) or not the file's at all. A file of no known signature keeps the
+ * type named when its bytes fit it; text named as a binary type is plain text, so that a page or a script is never
+ * served as an image, nor under a type a browser would run.
+ */
+async function typeOfContent(bytes: Buffer, named: string): Promise<string> {
+  const { fileTypeFromBuffer } = await import('file-type');
+  const sniffed = await fileTypeFromBuffer(bytes);
+  if (sniffed) return sniffed.mime;
+  const essence = named.split(';')[0]!.trim().toLowerCase();
+  if (!isUtf8Text(bytes)) return TEXTUAL.test(essence) ? 'application/octet-stream' : essence;
+  return TEXTUAL.test(essence) ? essence : 'text/plain';
+}
+
 /** "image" matches any image/*, and a few common aliases name the same type. */
 function sameType(actual: string, declared: string): boolean {
   const alias: Record<string, string> = {
@@ -96,7 +111,7 @@ export async function copyProviderFile(
 ): Promise<Media | undefined> {
   try {
     const file = await read();
-    return file && (await saveMedia(gw, accountId, file.bytes, file.contentType));
+    return file && (await saveMedia(gw, accountId, file.bytes, await typeOfContent(file.bytes, file.contentType)));
   } catch (err) {
     gw.log.warn(
       { accountId, reason: (err as Error).message },
