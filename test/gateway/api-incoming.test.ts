@@ -382,6 +382,33 @@ describe('media', () => {
   });
 
   test.each([
+    ['a photo', 'image/png', png(), 'png'],
+    ['a contact card', 'text/vcard', Buffer.from('BEGIN:VCARD\nVERSION:3.0\nFN:Ana\nEND:VCARD\n'), 'vcf'],
+    ['a web page', 'text/html', Buffer.from('<html><script>alert(1)</script></html>'), 'html'],
+    [
+      'a drawing',
+      'image/svg+xml',
+      Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>'),
+      'svg',
+    ],
+  ])(
+    "%s downloads under its id and its type's extension, and a browser opening it runs nothing of it",
+    async (_what, type, bytes, extension) => {
+      const res = await receive(incoming({ mediaUrl: dataUri(type, bytes), mediaContentType: type }));
+      expect(res.status).toBe(200);
+      const { media } = await message(res.body.messageId);
+      const got = await getBytes(ctx.gw, account, media.url);
+      expect(got.status).toBe(200);
+      // A token needs no quotes: `filename=med_….png`, or `filename="med_….png"`.
+      const disposition = /^attachment; filename="?([^"]+)"?$/.exec(got.headers['content-disposition'] ?? '');
+      expect(disposition?.[1]).toBe(`${media.mediaId}.${extension}`);
+      expect(got.headers['x-content-type-options']).toBe('nosniff');
+      expect(got.headers['content-security-policy']).toMatch(/(^|;\s*)sandbox(;|$)/);
+      expect(got.headers['content-security-policy']).toMatch(/default-src 'none'/);
+    },
+  );
+
+  test.each([
     ['a PNG declared as JPEG', 'image/jpeg', png()],
     ['a PNG declared as PDF', 'application/pdf', png()],
     ['a PNG declared as text', 'text/plain', png()],

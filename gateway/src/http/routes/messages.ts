@@ -1,4 +1,4 @@
-import { readMedia } from '../../domain/media.js';
+import { fileName, readMedia } from '../../domain/media.js';
 import { messageAndDeliveries, publicMessage, type Message } from '../../domain/messages.js';
 import type { Contact } from '../../domain/contacts.js';
 import { sendMessage } from '../../engine/outgoing.js';
@@ -77,10 +77,12 @@ export function messagesRoutes(v1: Routes, gw: Engine): void {
     get: async (req, res) => {
       const { media, bytes } = await readMedia(gw, accountOf(res).id, String(req.params.id));
       res
+        .attachment(fileName(media))
         .set({
           'Content-Type': media.contentType,
-          'Content-Disposition': 'attachment',
           'X-Content-Type-Options': 'nosniff',
+          // A contact's page or drawing (text/html, image/svg+xml) opened in the browser is shown, never run.
+          'Content-Security-Policy': "sandbox; default-src 'none'",
         })
         .send(bytes);
     },
