@@ -408,6 +408,16 @@ describe('media', () => {
     },
   );
 
+  test('a kept file is stored by no browser or cache that reads it, so none shows it once its contact is erased', async () => {
+    const res = await receive(incoming({ mediaUrl: dataUri('image/png', png()), mediaContentType: 'image/png' }));
+    const { media, contactId } = await message(res.body.messageId);
+    const got = await getBytes(ctx.gw, account, media.url);
+    expect(got.status).toBe(200);
+    expect(got.headers['cache-control']?.split(/,\s*/)).toEqual(expect.arrayContaining(['private', 'no-store']));
+    expect((await api(ctx.gw, account, 'DELETE', `contacts/${contactId}`)).status).toBe(204);
+    expect((await getBytes(ctx.gw, account, media.url)).status).toBe(404);
+  });
+
   test.each([
     ['a PNG declared as JPEG', 'image/jpeg', png()],
     ['a PNG declared as PDF', 'application/pdf', png()],

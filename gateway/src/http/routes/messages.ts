@@ -83,6 +83,8 @@ export function messagesRoutes(v1: Routes, gw: Engine): void {
           'X-Content-Type-Options': 'nosniff',
           // A contact's page or drawing (text/html, image/svg+xml) opened in the browser is shown, never run.
           'Content-Security-Policy': "sandbox; default-src 'none'",
+          // Nor kept by the browser that read it: an erased contact's photo is left in no agent's disk cache.
+          'Cache-Control': 'private, no-store',
         })
         .send(bytes);
     },
