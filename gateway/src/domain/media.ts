@@ -1,3 +1,4 @@
+import mimeTypes from 'mime-types';
 import type { Gateway } from '../context.js';
 import { ApiError, badRequest, notFound } from '../errors.js';
 import { newId, now } from '../ids.js';
@@ -144,53 +145,16 @@ export async function storingMedia<T extends { duplicate: boolean }>(
   return result;
 }
 
-/** The extension a file of each type the channels carry is known by, for the name a download is saved under. */
-const EXTENSIONS: Record<string, string> = {
-  'image/jpeg': 'jpg',
-  'image/png': 'png',
-  'image/gif': 'gif',
-  'image/webp': 'webp',
-  'image/heic': 'heic',
-  'image/heif': 'heif',
-  'image/bmp': 'bmp',
-  'image/tiff': 'tif',
-  'image/svg+xml': 'svg',
-  'audio/ogg': 'ogg',
-  'audio/opus': 'opus',
-  'audio/mpeg': 'mp3',
-  'audio/mp4': 'm4a',
-  'audio/x-m4a': 'm4a',
-  'audio/aac': 'aac',
-  'audio/amr': 'amr',
-  'audio/wav': 'wav',
-  'audio/webm': 'webm',
-  'video/mp4': 'mp4',
-  'video/3gpp': '3gp',
-  'video/quicktime': 'mov',
-  'video/webm': 'webm',
-  'application/pdf': 'pdf',
-  'application/zip': 'zip',
-  'application/msword': 'doc',
-  'application/vnd.openxmlformats-officedocument.wordprocessingml.document': 'docx',
-  'application/vnd.ms-excel': 'xls',
-  'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet': 'xlsx',
-  'application/vnd.ms-powerpoint': 'ppt',
-  'application/vnd.openxmlformats-officedocument.presentationml.presentation': 'pptx',
-  'application/json': 'json',
-  'text/plain': 'txt',
-  'text/csv': 'csv',
-  'text/vcard': 'vcf',
-  'text/x-vcard': 'vcf',
-  'text/calendar': 'ics',
-  'text/html': 'html',
-};
+/** Where the extension programs open by is not the registry's first (`.vcard`, `.oga`): a card, a voice note. */
+const COMMON_EXTENSIONS: Record<string, string> = { 'text/vcard': 'vcf', 'audio/ogg': 'ogg' };
 
 /**
  * The name a file is saved under when downloaded: its id, with its type's extension, so that the download opens
  * with the program of its kind (a PDF in a PDF reader) rather than as a file of no type named after the URL.
  */
 export function fileName(media: Pick<Media, 'id' | 'contentType'>): string {
-  const extension = EXTENSIONS[media.contentType.split(';')[0]!.trim().toLowerCase()];
+  const type = media.contentType.split(';')[0]!.trim().toLowerCase();
+  const extension = COMMON_EXTENSIONS[type] ?? mimeTypes.extension(type);
   return extension ? `${media.id}.${extension}` : media.id;
 }
 
