@@ -151,7 +151,7 @@ describe('LeadChat node: contact and conversation pickers, Simplify', () => {
     test('a conversation keeps 13 keys: whose, where, its state, whether it waits, its last message', async () => {
       const [latest] = await listAll(gw, account.apiKey, '/conversations');
       const full = await runLeadChat(host, { resource: 'conversation', operation: 'get', conversationId: latest!.id });
-      expect(Object.keys(full.output('LeadChat')[0]!.json)).toHaveLength(24);
+      expect(Object.keys(full.output('LeadChat')[0]!.json)).toHaveLength(25);
       const simple = await runLeadChat(host, {
         resource: 'conversation',
         operation: 'get',
