@@ -1,4 +1,17 @@
-import { BACKEND, removeDir, startGateway, tempDir, type TestGateway } from '../helpers/gateway';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { Client } from 'pg';
+import {
+  BACKEND,
+  freePort,
+  removeDir,
+  request,
+  runCli,
+  startGateway,
+  tempDir,
+  type TestGateway,
+} from '../helpers/gateway';
+import { logLines } from '../helpers/log-lines';
 import { builtRelease, releases } from '../helpers/release';
 import { Receiver } from './api-support';
 import { readStory, tellStory } from './upgrade-story';
@@ -69,3 +82,54 @@ test.each(earlier)(
     expect(afterUpgrade).toEqual(await storyMadeHere());
   },
 );
+
+if (BACKEND === 'postgres') {
+  const VERSION: string = JSON.parse(
+    readFileSync(path.resolve(__dirname, '../../gateway/package.json'), 'utf8'),
+  ).version;
+  const [latest, latestCommit] = Object.entries(releases.releases).at(-1)!;
+
+  const migrationsOf = async (url: string): Promise<number[]> => {
+    const client = new Client({ connectionString: url });
+    await client.connect();
+    try {
+      const { rows } = await client.query<{ version: number }>('SELECT version FROM leadchat_migrations ORDER BY 1');
+      return rows.map((r) => r.version);
+    } finally {
+      await client.end();
+    }
+  };
+
+  test(`this release started on a database that processes of release ${latest} serve (a rolling upgrade) is refused, naming where they connect from, and migrates nothing under them`, async () => {
+    const dataDir = tempDir('leadchat-rolling-');
+    const old = await gateway(dataDir, await builtRelease(latestCommit));
+    const url = old.env.LEADCHAT_DATABASE_URL!;
+    const before = await migrationsOf(url);
+
+    const refused = await runCli(['serve'], { ...old.env, LEADCHAT_PORT: String(await freePort()) });
+    expect(refused.code).toBe(1);
+    expect(logLines(refused.stdout + refused.stderr)).toEqual([
+      expect.objectContaining({
+        level: 60,
+        msg: 'the gateway could not start',
+        reason: expect.stringMatching(
+          new RegExp(
+            `^store: the database \\(schema version ${before.at(-1)}\\) is in use by other gateway processes ` +
+              `\\(connections: \\d+ from 127\\.0\\.0\\.1\\); this gateway \\(leadchat-gateway ${VERSION.replaceAll('.', '\\.')}\\) ` +
+              `would migrate it to schema version \\d+, which they were not written for: stop every process, then start ` +
+              `the new version \\(README, "Upgrades"\\); nothing was changed$`,
+          ),
+        ),
+      }),
+    ]);
+    // The old process serves on, on the schema it was written for.
+    expect(await migrationsOf(url)).toEqual(before);
+    expect((await request(old, 'GET', '/readyz')).status).toBe(200);
+
+    // Once it is stopped, the new release migrates and serves.
+    expect(await old.stop()).toBe(0);
+    const upgraded = await gateway(dataDir);
+    expect((await request(upgraded, 'GET', '/readyz')).status).toBe(200);
+    expect((await migrationsOf(url)).length).toBeGreaterThan(before.length);
+  });
+}

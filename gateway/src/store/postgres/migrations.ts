@@ -1,4 +1,4 @@
-import type pg from 'pg';
+import pg from 'pg';
 import { gatewayVersion } from '../../version.js';
 
 export interface Migration {
@@ -428,6 +428,16 @@ INSERT INTO leadchat_settings (name, value) VALUES ('pending-deliveries-named-1'
 /** Arbitrary and fixed: the advisory lock under which one process at a time migrates a database. */
 const MIGRATION_LOCK = 7_126_530_411;
 
+/**
+ * The name the connection that migrates shows in pg_stat_activity, from its first moment: a process starting beside
+ * this one waits for the lock under it, and is told from a process that serves (see othersServing).
+ */
+const MIGRATING = 'leadchat-gateway migrating';
+
+/** How long connections of processes that just stopped are given to leave before they count as serving. */
+const LEAVING_MS = 1_000;
+const LEAVING_STEP_MS = 100;
+
 /** Where each migration applied is told. */
 export interface MigrationLog {
   info(fields: object, message: string): void;
@@ -436,41 +446,83 @@ export interface MigrationLog {
 /**
  * Brings the database to the newest schema, each migration in its own transaction, logging each one applied (its
  * version, name and time) on `log`. Processes that start together wait for each other on the advisory lock, and
- * those that come second find nothing left to do.
+ * those that come second find nothing left to do. A database that other gateway processes are serving is refused
+ * rather than migrated under them: they were written for the schema they found.
  */
 export async function migrate(pool: pg.Pool, list: Migration[] = migrations, log?: MigrationLog): Promise<void> {
-  const client = await pool.connect();
-  let broken = false;
+  const client = new pg.Client({ ...pool.options, application_name: MIGRATING });
   // A connection ended between statements must fail the migration, not crash the process.
-  const lost = () => (broken = true);
-  client.on('error', lost);
+  client.on('error', () => undefined);
+  await client.connect();
   try {
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
-    try {
-      await client.query(`CREATE TABLE IF NOT EXISTS leadchat_migrations (
-        version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
-      const { rows } = await client.query<{ version: number }>('SELECT version FROM leadchat_migrations');
-      const applied = new Set(rows.map((r) => r.version));
-      const known = list.at(-1)?.version ?? 0;
-      const newest = Math.max(0, ...applied);
-      if (newest > known) throw await newerSchema(client, newest, known);
-      for (const migration of list) {
-        if (applied.has(migration.version)) continue;
-        const started = performance.now();
-        await apply(client, migration);
-        log?.info(
-          { version: migration.version, name: migration.name, ms: Math.round(performance.now() - started) },
-          'database migrated',
-        );
-      }
-    } finally {
-      await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => (broken = true));
+    await client.query(`CREATE TABLE IF NOT EXISTS leadchat_migrations (
+      version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
+    const { rows } = await client.query<{ version: number }>('SELECT version FROM leadchat_migrations');
+    const applied = new Set(rows.map((r) => r.version));
+    const known = list.at(-1)?.version ?? 0;
+    const newest = Math.max(0, ...applied);
+    if (newest > known) throw await newerSchema(client, newest, known);
+    const missing = list.filter((m) => !applied.has(m.version));
+    // A database with no schema yet has no process serving it, only ones starting as this one does.
+    if (missing.length && applied.size) {
+      const serving = await othersServing(client);
+      if (serving.length) throw servedDatabase(newest, known, serving);
+    }
+    for (const migration of missing) {
+      const started = performance.now();
+      await apply(client, migration);
+      log?.info(
+        { version: migration.version, name: migration.name, ms: Math.round(performance.now() - started) },
+        'database migrated',
+      );
     }
   } finally {
-    // A connection that may still hold the lock must not go back to the pool.
-    client.removeListener('error', lost);
-    client.release(broken);
+    // Ending the connection lets go of the lock, whatever became of it.
+    await client.end().catch(() => undefined);
   }
+}
+
+interface Connection {
+  pid: number;
+  host: string;
+}
+
+/**
+ * The connections of other gateway processes to this database (each serving one holds at least the one that
+ * listens for jobs), but for those that are only leaving: a process that has just stopped may still show them.
+ */
+async function othersServing(client: pg.Client): Promise<Connection[]> {
+  const connected = async () =>
+    (
+      await client.query<Connection>(
+        `SELECT pid, CASE WHEN client_port = -1 THEN 'a local socket' ELSE COALESCE(host(client_addr), 'an unnamed host') END AS host
+           FROM pg_stat_activity
+          WHERE datname = current_database() AND pid <> pg_backend_pid()
+            AND application_name LIKE 'leadchat-gateway%' AND application_name <> $1
+          ORDER BY backend_start`,
+        [MIGRATING],
+      )
+    ).rows;
+  let found = await connected();
+  for (let waited = 0; found.length && waited < LEAVING_MS; waited += LEAVING_STEP_MS) {
+    await new Promise((resolve) => setTimeout(resolve, LEAVING_STEP_MS));
+    const still = new Set((await connected()).map((c) => c.pid));
+    found = found.filter((c) => still.has(c.pid));
+  }
+  return found;
+}
+
+/** A database other processes serve: refused, naming where they connect from, for the operator to stop them. */
+function servedDatabase(newest: number, known: number, serving: Connection[]): Error {
+  const byHost = new Map<string, number>();
+  for (const { host } of serving) byHost.set(host, (byHost.get(host) ?? 0) + 1);
+  const from = [...byHost].map(([host, n]) => `${n} from ${host}`).join(', ');
+  return new Error(
+    `store: the database (schema version ${newest}) is in use by other gateway processes (connections: ${from}); ` +
+      `this gateway (leadchat-gateway ${gatewayVersion}) would migrate it to schema version ${known}, which they were ` +
+      `not written for: stop every process, then start the new version (README, "Upgrades"); nothing was changed`,
+  );
 }
 
 /** The migration from which leadchat_migrations says which release applied each one. */
@@ -480,7 +532,7 @@ const RECORDS_RELEASE = 21;
  * A database a newer release migrated: refused, in the words the embedded store uses for a newer data dir
  * (lowdb/format.ts), naming that release where the database recorded it.
  */
-async function newerSchema(client: pg.PoolClient, newest: number, known: number): Promise<Error> {
+async function newerSchema(client: pg.Client, newest: number, known: number): Promise<Error> {
   const { rows } = await client
     .query<{
       gateway_version: string | null;
@@ -493,7 +545,7 @@ async function newerSchema(client: pg.PoolClient, newest: number, known: number)
   );
 }
 
-async function apply(client: pg.PoolClient, migration: Migration): Promise<void> {
+async function apply(client: pg.Client, migration: Migration): Promise<void> {
   await client.query('BEGIN');
   try {
     await client.query(migration.sql);
