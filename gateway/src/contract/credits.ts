@@ -48,7 +48,7 @@ export const creditsAnswer = z
       .array(
         z.object({
           id: z.string(),
-          kind: z.enum(['grant', 'usage']),
+          kind: z.enum(['grant', 'usage', 'refund']),
           amount: z.number(),
           balance: z.number(),
           description: z.string().nullable(),
@@ -72,22 +72,22 @@ export const creditEntry = z
   .object({
     id: z.string(),
     kind: z
-      .enum(['grant', 'recharge', 'usage'])
+      .enum(['grant', 'recharge', 'usage', 'refund'])
       .describe(
-        "grant: credits an agency granted; recharge: a grant answering the sub-account's auto-recharge request; usage: what a message cost",
+        "grant: credits an agency granted; recharge: a grant answering the sub-account's auto-recharge request; usage: what a message cost; refund: what a message paid, given back because the gateway withheld it before any channel took it (the contact opted out meanwhile)",
       ),
-    amount: credits('Credits added (positive) or spent (negative)'),
+    amount: credits('Credits added or given back (positive), or spent (negative)'),
     balance: credits('The balance after it'),
     description: z.string().nullable(),
-    messageId: z.string().nullable().describe('usage: the message it paid for'),
+    messageId: z.string().nullable().describe('usage: the message it paid for; refund: the message it gave back for'),
     messageKind: z
       .enum(MESSAGE_KINDS)
       .nullable()
-      .describe('usage: who wrote the message: campaign (an opening), follow_up, bot, team or api'),
+      .describe('usage and refund: who wrote the message: campaign (an opening), follow_up, bot, team or api'),
     channel: z
       .string()
       .nullable()
-      .describe("usage: the conversation's channel: sms, whatsapp, messenger, instagram or custom:<label>"),
+      .describe("usage and refund: the conversation's channel: sms, whatsapp, messenger, instagram or custom:<label>"),
     createdAt: timestamp,
   })
   .meta({ id: 'CreditEntry' });

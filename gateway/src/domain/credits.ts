@@ -14,20 +14,21 @@ import {
 } from '../contract/credits.js';
 import type { Answer } from '../contract/shared.js';
 import { creditsChanged } from './credit-changes.js';
+import type { Conversation } from './conversations.js';
 import type { Message } from './messages.js';
 
 /** One line of an account's credit history. */
 export interface CreditTransaction {
   id: string;
   accountId: string;
-  kind: 'grant' | 'usage';
+  kind: 'grant' | 'usage' | 'refund';
   amountCents: number;
   balanceCents: number;
   description: string | null;
   grantedBy: string | null;
-  /** The message a usage entry paid for. */
+  /** The message a usage entry paid for, or a refund gave back. */
   messageId?: string | null;
-  /** A usage entry: who wrote the message (its kind: opening, follow-up, bot reply…) and its channel's key. */
+  /** A usage or refund entry: who wrote the message (its kind: opening, follow-up, bot reply…) and its channel's key. */
   author?: Message['author'];
   channel?: string | null;
   /** A grant that answered the sub-account's auto-recharge request (made while it was pending). */
@@ -140,6 +141,38 @@ export async function spend(
 }
 
 /**
+ * Gives back, in the caller's transaction, what a message paid when the gateway withholds it before any channel took
+ * it (the contact opted out while it waited for its turn or for its provider): it was never sent. A `refund` entry
+ * names the message, so its usage and its refund add up to nothing; the message pays nothing any more, so nothing is
+ * given back twice.
+ */
+export async function refund(tx: Tx, message: Message, description: string): Promise<void> {
+  const paidCents = message.paidCents ?? 0;
+  if (paidCents <= 0) return;
+  const account = await lockAccount(tx, message.accountId);
+  const balanceCents = account.balanceCents + paidCents;
+  await tx.update<Account>('accounts', account.id, { balanceCents });
+  await tx.update<Message>('messages', message.id, { paidCents: 0 });
+  await tx.insert<CreditTransaction>('transactions', {
+    id: newId('ctx'),
+    accountId: account.id,
+    kind: 'refund',
+    amountCents: paidCents,
+    balanceCents,
+    description,
+    grantedBy: null,
+    messageId: message.id,
+    author: message.author,
+    channel: message.conversationId
+      ? ((await tx.get<Conversation>('conversations', message.conversationId))?.channelKey ?? null)
+      : null,
+    createdAt: now(),
+  });
+  await checkAutoRecharge(tx, account.id);
+  creditsChanged(tx, account.id, account.parentId);
+}
+
+/**
  * The balance and its history; for a sub-account also what its messages cost, whether the balance pays for the
  * cheapest of them (`canSend`), and the agency that grants its credits, so the team knows why bot replies fail and
  * whom to ask. Without `transactions` the history is not read: a sub-account that has sent for months holds more
@@ -194,21 +227,25 @@ export async function creditsOf(
 const isLow = (a: Account) =>
   a.parentId !== null && a.lowBalanceThresholdCents != null && a.balanceCents < a.lowBalanceThresholdCents;
 
-/** A history entry as the API shows it: a grant, a recharge (a grant answering auto-recharge) or a message's cost. */
+/**
+ * A history entry as the API shows it: a grant, a recharge (a grant answering auto-recharge), a message's cost, or its
+ * refund.
+ */
 export function publicEntry(t: CreditTransaction): Answer<typeof creditEntry> {
   const usage = t.kind === 'usage';
+  const ofMessage = usage || t.kind === 'refund';
   // Older usage entries hold the message's kind only in their description ("bot message on sms").
   const described = usage && t.author === undefined ? /^(\w+) message on (.+)$/.exec(t.description ?? '') : null;
-  const author = usage ? (t.author ?? described?.[1] ?? null) : null;
+  const author = ofMessage ? (t.author ?? described?.[1] ?? null) : null;
   return {
     id: t.id,
-    kind: usage ? 'usage' : t.recharge ? 'recharge' : 'grant',
+    kind: ofMessage ? t.kind : t.recharge ? 'recharge' : 'grant',
     amount: toCredits(t.amountCents),
     balance: toCredits(t.balanceCents),
     description: t.description,
     messageId: t.messageId ?? null,
     messageKind: isMessageKind(author) ? author : null,
-    channel: usage ? (t.channel ?? described?.[2] ?? null) : null,
+    channel: ofMessage ? (t.channel ?? described?.[2] ?? null) : null,
     createdAt: t.createdAt,
   };
 }

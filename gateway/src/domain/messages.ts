@@ -37,6 +37,8 @@ export interface Message {
   template: WhatsAppTemplate | null;
   /** Messenger and Instagram: HUMAN_AGENT when a person's reply went after the 24-hour window (within 7 days). */
   messageTag?: 'HUMAN_AGENT' | null;
+  /** What a sub-account paid for it, in hundredths of a credit (messages stored before it was kept have none). */
+  paidCents?: number;
   /** The channel provider that sent it (SMS, WhatsApp), and its id for the message there. */
   provider: string | null;
   providerMessageId: string | null;
@@ -124,7 +126,8 @@ export function publicMessage(
   m: Message,
   deliveries?: Delivery[],
 ): MessageAnswer | Answer<typeof messageWithDeliveries> {
-  const { accountId: _a, ...fields } = m;
+  // What it paid is the credit history's to tell (its usage line), not the message's.
+  const { accountId: _a, paidCents: _p, ...fields } = m;
   const rest = { ...fields, authorId: m.authorId ?? null, authorName: m.authorName ?? null };
   if (!deliveries) return rest;
   return {

@@ -1,6 +1,7 @@
 import type { Gateway } from '../context.js';
 import type { Account } from '../domain/accounts.js';
 import { countFailed, messageSettled, type Conversation } from '../domain/conversations.js';
+import { refund } from '../domain/credits.js';
 import { cancelFollowUps } from '../domain/follow-up-timers.js';
 import { deliveryFailed } from '../domain/emit-event.js';
 import { OWNER_TARGET } from '../domain/webhooks.js';
@@ -28,7 +29,12 @@ export async function changeStatus(
   patch: Partial<Message> & Pick<Message, 'status'>,
   { queued = false }: { queued?: boolean } = {},
 ): Promise<Message> {
-  const changed = await tx.update<Message>('messages', message.id, { ...patch, updatedAt: now() });
+  let changed = await tx.update<Message>('messages', message.id, { ...patch, updatedAt: now() });
+  // Withheld before any provider took it (the contact opted out meanwhile): it was never sent, and is not paid for.
+  if (message.status === 'pending' && changed.status === 'skipped' && changed.provider === null) {
+    await refund(tx, changed, `Not sent: ${changed.error ?? 'withheld'}`);
+    changed = (await tx.get<Message>('messages', message.id)) ?? changed;
+  }
   if (changed.status !== message.status && changed.status !== 'pending') {
     tx.afterCommit(() => metrics.messagesSent.inc({ channel: channelLabel(changed.channel), status: changed.status }));
   }

@@ -87,7 +87,14 @@ async function charge(
     author: message.author,
     channel: conversation.channelKey,
   });
-  if (balance !== undefined) return undefined;
+  if (balance !== undefined) {
+    // Kept with the message, so that one withheld before any channel took it gives back exactly what it paid. A new
+    // message is stored after it is paid for (engine/outgoing.ts), with it.
+    if (await tx.get<Message>('messages', message.id))
+      await tx.update<Message>('messages', message.id, { paidCents: price });
+    else message.paidCents = price;
+    return undefined;
+  }
   const fresh = await tx.get<Account>('accounts', account.id);
   return insufficientCredits(fresh?.balanceCents ?? 0, price);
 }

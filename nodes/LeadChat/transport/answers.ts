@@ -437,7 +437,7 @@ export interface components {
       transactions?: {
         id: string;
         /** @enum {string} */
-        kind: 'grant' | 'usage';
+        kind: 'grant' | 'usage' | 'refund';
         amount: number;
         balance: number;
         description: string | null;
