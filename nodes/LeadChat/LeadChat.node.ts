@@ -26,7 +26,7 @@ import * as message from './resources/message';
 import * as subAccount from './resources/subAccount';
 import { readRunOptions, runOptions } from './shared/descriptions';
 import { failedMessageFields } from './shared/failedMessage';
-import type { Operation } from './shared/types';
+import { ItemWithFile, type Operation } from './shared/types';
 
 const resources: Record<string, Record<string, Operation>> = {
   lead: lead.operations,
@@ -133,6 +133,9 @@ export class LeadChat implements INodeType {
     const runItem = async (itemIndex: number): Promise<INodeExecutionData[]> => {
       try {
         const result = await operation.execute.call(this, itemIndex, settings);
+        if (result instanceof ItemWithFile) {
+          return [{ json: result.json, binary: result.binary, pairedItem: { item: itemIndex } }];
+        }
         const outputs: IDataObject[] = Array.isArray(result) ? result : [result];
         return outputs.map((json) => ({ json, pairedItem: { item: itemIndex } }));
       } catch (caught) {

@@ -49,6 +49,8 @@ export interface LeadChatRequest {
   notFoundCode?: string;
   /** What to check when the API answers 404, e.g. which parameter to fix. */
   notFoundHint?: string;
+  /** The error's message when the API answers 404 about the record, naming it (the API's words name no ID). */
+  notFoundMessage?: string;
 }
 
 export interface LeadChatResponse {
@@ -83,6 +85,31 @@ interface FullResponse {
   headers?: Record<string, string | string[] | undefined>;
 }
 
+/** An answer's bytes as they came, with its status and headers: a file the API serves. */
+export interface LeadChatFileResponse {
+  statusCode: number;
+  body: Buffer;
+  headers: Record<string, string | string[] | undefined>;
+}
+
+function asBuffer(body: unknown): Buffer {
+  if (Buffer.isBuffer(body)) return body;
+  if (body instanceof ArrayBuffer) return Buffer.from(body);
+  if (ArrayBuffer.isView(body)) return Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+  if (typeof body === 'string') return Buffer.from(body);
+  return Buffer.alloc(0);
+}
+
+/** A failure's body read as bytes, as JSON when it is (the API's `{error:{…}}`), else as its text. */
+function failureOf(body: Buffer): unknown {
+  const text = body.toString('utf8');
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}
+
 /**
  * Every call to the API goes through here. The credential places the key (header or query, per endpoint); this
  * function adds the base URL and TLS setting, waits and retries on 429 and on a refusal for want of the gateway's
@@ -90,21 +117,38 @@ interface FullResponse {
  * message and never the key.
  */
 export async function leadChatRequest(this: LeadChatContext, request: LeadChatRequest): Promise<LeadChatResponse> {
-  const credentials = (await this.getCredentials(CREDENTIAL_TYPE)) as LeadChatCredentials;
+  const response = await exchange(this, request, false);
+  return { statusCode: response.statusCode, body: asObject(response.body), headers: response.headers ?? {} };
+}
+
+/**
+ * A request whose answer is a file (`GET /media/{id}`): its bytes, untouched, and its headers. Authentication,
+ * retries and errors are those of `leadChatRequest`; a failure's JSON body is read for its words as there.
+ */
+export async function leadChatFileRequest(
+  this: LeadChatContext,
+  request: LeadChatRequest,
+): Promise<LeadChatFileResponse> {
+  const response = await exchange(this, request, true);
+  return { statusCode: response.statusCode, body: asBuffer(response.body), headers: response.headers ?? {} };
+}
+
+async function exchange(context: LeadChatContext, request: LeadChatRequest, file: boolean): Promise<FullResponse> {
+  const credentials = (await context.getCredentials(CREDENTIAL_TYPE)) as LeadChatCredentials;
   const baseUrl = String(credentials.baseUrl ?? '')
     .trim()
     .replace(/\/+$/, '');
   const apiKey = String(credentials.apiKey ?? '').trim() || undefined;
   const policy = request.retry ?? DEFAULT_RETRY_POLICY;
-  const node = this.getNode();
+  const node = context.getNode();
 
   const options: IHttpRequestOptions = {
     method: request.method,
     url: `${baseUrl}${request.path}`,
     qs: request.qs,
     body: request.body,
-    headers: { Accept: 'application/json', ...(request.headers ?? {}) },
-    json: true,
+    headers: { Accept: file ? '*/*' : 'application/json', ...(request.headers ?? {}) },
+    ...(file ? { json: false, encoding: 'arraybuffer' as const } : { json: true }),
     returnFullResponse: true,
     ignoreHttpStatusErrors: true,
     skipSslCertificateValidation: credentials.ignoreSslIssues === true,
@@ -113,7 +157,7 @@ export async function leadChatRequest(this: LeadChatContext, request: LeadChatRe
   for (let attempt = 0; ; attempt++) {
     let response: FullResponse;
     try {
-      response = (await this.helpers.httpRequestWithAuthentication.call(this, CREDENTIAL_TYPE, {
+      response = (await context.helpers.httpRequestWithAuthentication.call(context, CREDENTIAL_TYPE, {
         ...options,
         qs: options.qs ? { ...options.qs } : undefined,
       })) as FullResponse;
@@ -128,13 +172,9 @@ export async function leadChatRequest(this: LeadChatContext, request: LeadChatRe
     }
 
     const { statusCode } = response;
-    if (
-      (statusCode >= 200 && statusCode < 300) ||
-      request.accept?.includes(statusCode) ||
-      isNotFound(request, response)
-    ) {
-      return { statusCode, body: asObject(response.body), headers: response.headers ?? {} };
-    }
+    if (statusCode >= 200 && statusCode < 300) return response;
+    if (file) response = { ...response, body: failureOf(asBuffer(response.body)) };
+    if (request.accept?.includes(statusCode) || isNotFound(request, response)) return response;
 
     const failure = readApiFailure(statusCode, response.body);
     const passing =
@@ -147,7 +187,7 @@ export async function leadChatRequest(this: LeadChatContext, request: LeadChatRe
       continue;
     }
 
-    throw leadChatApiError(node, {
+    const error = leadChatApiError(node, {
       status: statusCode,
       body: response.body,
       method: request.method,
@@ -159,5 +199,9 @@ export async function leadChatRequest(this: LeadChatContext, request: LeadChatRe
       retries: passing ? attempt : undefined,
       retryAfter,
     });
+    if (statusCode === 404 && request.notFoundMessage && !isRouteMiss(failure)) {
+      error.message = `LeadChat: ${request.notFoundMessage}`;
+    }
+    throw error;
   }
 }

@@ -1,13 +1,14 @@
 import type { INodeProperties } from 'n8n-workflow';
 
 import type { Operation } from '../../shared/types';
+import * as downloadMedia from './downloadMedia';
 import * as get from './get';
 import * as getAll from './getAll';
 import * as receive from './receive';
 import * as retry from './retry';
 import * as send from './send';
 
-export const operations: Record<string, Operation> = { get, getAll, receive, retry, send };
+export const operations: Record<string, Operation> = { downloadMedia, get, getAll, receive, retry, send };
 
 export const description: INodeProperties[] = [
   {
@@ -17,6 +18,12 @@ export const description: INodeProperties[] = [
     noDataExpression: true,
     displayOptions: { show: { resource: ['message'] } },
     options: [
+      {
+        name: 'Download Media',
+        value: 'downloadMedia',
+        action: 'Download the file of a message',
+        description: 'Get the photo, voice note or document of a message as a file, for the next node to save or read',
+      },
       {
         name: 'Get',
         value: 'get',
@@ -52,6 +59,7 @@ export const description: INodeProperties[] = [
     ],
     default: 'send',
   },
+  ...downloadMedia.description,
   ...get.description,
   ...getAll.description,
   ...receive.description,
