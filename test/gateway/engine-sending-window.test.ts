@@ -158,3 +158,28 @@ describe('nextOpening', () => {
     );
   });
 });
+
+describe('zone names as clients spell them', () => {
+  type Zones = typeof import('../../gateway/src/domain/time-zone.js', { with: { 'resolution-mode': 'import' } });
+
+  test('a zone asked for in thousands of spellings holds one formatter, not one a spelling', async () => {
+    const zones = (await import(path.resolve(__dirname, '../../gateway/dist/domain/time-zone.js'))) as Zones;
+    const name = 'america/argentina/buenos_aires';
+    const letters = [...name].flatMap((c, i) => (/[a-z]/.test(c) ? [i] : []));
+    // Each number's bits say which letters are capitals: a client asking the funnel in a new spelling every time.
+    const spelling = (n: number) =>
+      [...name]
+        .map((c, i) => (letters.indexOf(i) >= 0 && (n >> letters.indexOf(i)) & 1 ? c.toUpperCase() : c))
+        .join('');
+    zones.knownZone('UTC');
+    const before = zones.formattersHeld();
+    for (let n = 0; n < 3000; n++) {
+      const text = spelling(n);
+      expect(zones.knownZone(text)).toBe(true);
+      expect(w.parseSendingWindow({ start: '08:00', end: '20:00', timezone: text }).timezone).toBe(
+        'America/Argentina/Buenos_Aires',
+      );
+    }
+    expect(zones.formattersHeld() - before).toBeLessThanOrEqual(1);
+  });
+});

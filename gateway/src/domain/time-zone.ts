@@ -2,26 +2,40 @@
 
 import { DAY_MS } from './durations.js';
 
-const formatters = new Map<string, Intl.DateTimeFormat>();
+/**
+ * One formatter per zone, found by each name it was asked by. Names come from requests (a funnel's `timezone`, a
+ * sending window's), and Intl takes any case of a name ("asia/CALCUTTA"): a formatter per spelling holds some 30 kB
+ * of ICU's memory each, so a client asking in ever new spellings would grow the process without end. The spellings
+ * kept are bounded; the zones, a few hundred, are not.
+ */
+const byZone = new Map<string, Intl.DateTimeFormat>();
+const byName = new Map<string, Intl.DateTimeFormat>();
+const NAMES_KEPT = 1000;
 
 /** The zone's formatter; a RangeError for a name that is no IANA time zone. */
 function formatter(timezone: string): Intl.DateTimeFormat {
-  let f = formatters.get(timezone);
-  if (!f) {
-    f = new Intl.DateTimeFormat('en-US', {
-      timeZone: timezone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: 'numeric',
-      day: 'numeric',
-      hour: 'numeric',
-      minute: 'numeric',
-      second: 'numeric',
-    });
-    formatters.set(timezone, f);
-  }
+  const kept = byName.get(timezone);
+  if (kept) return kept;
+  const made = new Intl.DateTimeFormat('en-US', {
+    timeZone: timezone,
+    hourCycle: 'h23',
+    year: 'numeric',
+    month: 'numeric',
+    day: 'numeric',
+    hour: 'numeric',
+    minute: 'numeric',
+    second: 'numeric',
+  });
+  const zone = made.resolvedOptions().timeZone;
+  let f = byZone.get(zone);
+  if (!f) byZone.set(zone, (f = made));
+  if (byName.size >= NAMES_KEPT) byName.delete(byName.keys().next().value!);
+  byName.set(timezone, f);
   return f;
 }
+
+/** How many formatters the process holds: one per zone asked for, however it was spelled. */
+export const formattersHeld = (): number => byZone.size;
 
 /**
  * Zones whose name ICU keeps, for stability, as it was before the IANA database renamed them: Intl answers
