@@ -140,6 +140,20 @@ describe('FAQs the bot could not answer from are refused, naming the FAQ, and no
     expect(fields).toEqual([{ field: 'bot.faqs.1.question', code: 'INVALID', message: expect.stringContaining(said) }]);
   });
 
+  test('a question quoted in the refusal is cut before an emoji, never inside it', async () => {
+    // 79 letters, then an emoji of two UTF-16 units: a cut at 80 would keep half of it.
+    const question = `${'Is the clinic open on a Sunday morning for a quick check of a loose filling tooth'.slice(0, 79)}🦷?`;
+    const fields = await refusal([
+      { question, answer: 'No.' },
+      { question: question.toLowerCase(), answer: 'No.' },
+    ]);
+    const quoted = `${question.slice(0, 79)}"`;
+    expect(fields).toEqual([
+      { field: 'bot.faqs.1.question', code: 'INVALID', message: expect.stringContaining(quoted) },
+    ]);
+    expect(fields[0].message).not.toMatch(/[\ud800-\udbff](?![\udc00-\udfff])/);
+  });
+
   test('questions that only hold such a word, or differ by a word, are FAQs', async () => {
     const account = await createAccount(ctx.gw);
     const faqs = [

@@ -119,6 +119,16 @@ describe('the defaultCountry setting', () => {
 });
 
 describe('contacts', () => {
+  test('a phone quoted in its refusal is cut before an emoji, never inside it', async () => {
+    const account = await accountIn('DE');
+    // 39 characters, then an emoji of two UTF-16 units: a cut at 40 would keep half of it.
+    const phone = `${'0151 1234 5678 9012 3456 7890 1234 5678'.slice(0, 39)}📞`;
+    const refused = await api(ctx.gw, account, 'POST', 'contacts', { body: { phone } });
+    expectApiError(refused, 400, 'INVALID_PHONE');
+    expect(refused.body.error.message).toContain(`"${phone.slice(0, 39)}"`);
+    expect(refused.body.error.message).not.toMatch(/[\ud800-\udbff](?![\udc00-\udfff])/);
+  });
+
   test('under US, a national number is the contact of its E.164 form: same id, 200, and found by either', async () => {
     const account = await accountIn('US');
     const phone = uniquePhone();

@@ -18,6 +18,7 @@ import {
 } from './contacts.js';
 import { isEmail } from './email.js';
 import { readPhone } from './phone.js';
+import { excerpt } from './storable-text.js';
 
 /** Whether a contact can be found again: it has a phone, an email or an external ID (the rule of every way in). */
 export const identifiable = (c: { phone?: unknown; email?: unknown; externalIds?: unknown }): boolean =>
@@ -83,7 +84,7 @@ const taken = (label: string, externalId: string, holder = 'another contact') =>
   new ApiError(
     409,
     'EXTERNAL_ID_TAKEN',
-    `externalIds.${label}: "${externalId.slice(0, 100)}" is the external ID of ${holder}`,
+    `externalIds.${label}: "${excerpt(externalId, 100)}" is the external ID of ${holder}`,
   );
 
 /**
@@ -126,7 +127,7 @@ export async function findOrCreateContactIn(
       throw new ApiError(
         409,
         'EXTERNAL_ID_TAKEN',
-        `externalIds.${label}: the contact already has the external ID "${current.slice(0, 100)}" there`,
+        `externalIds.${label}: the contact already has the external ID "${excerpt(current, 100)}" there`,
       );
     }
   }
@@ -198,7 +199,7 @@ export async function correctExternalIds(
       throw new ApiError(
         400,
         'VALIDATION_ERROR',
-        `externalIds.${label}: "${externalId.slice(0, 100)}" is this contact's ID on another channel already`,
+        `externalIds.${label}: "${excerpt(externalId, 100)}" is this contact's ID on another channel already`,
       );
     }
     if (current !== undefined) {

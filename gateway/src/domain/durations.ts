@@ -1,4 +1,5 @@
 import { fieldError } from '../errors.js';
+import { excerpt } from './storable-text.js';
 
 /**
  * Durations and rates as the API writes them (DESIGN: "30s", "15m", "2h", "1d"; "30/m", "1/s").
@@ -46,11 +47,11 @@ export function parseDuration(
   if (typeof input !== 'string') throw refuse(shape);
   const text = input.trim();
   const parts = text === '' ? null : DURATION.exec(text);
-  if (!parts) throw refuse(`${shape}; got "${input.slice(0, 40)}"`);
+  if (!parts) throw refuse(`${shape}; got "${excerpt(input, 40)}"`);
   const [, d, h, m, s] = parts.map(Number);
   const ms = (d || 0) * DAY_MS + (h || 0) * HOUR_MS + (m || 0) * MINUTE_MS + (s || 0) * SECOND_MS;
   if (!Number.isSafeInteger(ms) || ms < min || ms > max) {
-    throw refuse(`must be between ${formatDuration(min)} and ${formatDuration(max)}; got "${text.slice(0, 40)}"`);
+    throw refuse(`must be between ${formatDuration(min)} and ${formatDuration(max)}; got "${excerpt(text, 40)}"`);
   }
   return ms;
 }
@@ -78,7 +79,7 @@ export function parseRate(input: unknown, field = 'rate'): Rate {
   const refuse = (message: string) => fieldError(field, message, 'INVALID_RATE', ' ');
   const shape = 'must be a rate such as "30/m": a whole number of messages per s, m, h or d ("5/s", "100/h", "1000/d")';
   const parts = typeof input === 'string' ? RATE.exec(input.trim()) : null;
-  if (!parts) throw refuse(typeof input === 'string' ? `${shape}; got "${input.slice(0, 40)}"` : shape);
+  if (!parts) throw refuse(typeof input === 'string' ? `${shape}; got "${excerpt(input, 40)}"` : shape);
   const count = Number(parts[1]);
   const rate = { count, perMs: UNITS[parts[2] as Unit] };
   if (count < 1 || perMinute(rate) > RATE_MAX_PER_MINUTE) {

@@ -1,5 +1,6 @@
 import { getCountries, getCountryCallingCode, parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js';
 import { fieldError } from '../errors.js';
+import { excerpt } from './storable-text.js';
 
 const PHONE_CHARS = /^\+?[\d\s().-]{2,30}$/;
 /** Digits, spaces, brackets, dots and dashes with 7 digits or more: a number written without its country code. */
@@ -62,7 +63,7 @@ export function normalizeContactPhone(input: string, field = 'phone', defaultCou
   if (!withPlus?.isValid() || withPlus.number === read) return read;
   throw fieldError(
     field,
-    `"${input.slice(0, 40)}" has neither a plus nor a leading 0, as a spreadsheet saves a phone it took for a figure: ` +
+    `"${excerpt(input, 40)}" has neither a plus nor a leading 0, as a spreadsheet saves a phone it took for a figure: ` +
       `it may be ${withPlus.number} with its plus lost, or a number of the default country (${defaultCountry}) with ` +
       'its 0 lost. Write it with its plus (or its 0), and save the column as Text so that it keeps them',
     'INVALID_PHONE',
@@ -80,7 +81,7 @@ export function readPhone(input: string, defaultCountry?: string | null): string
 
 /** Why a number was not read, and what would make it readable. */
 function refusal(input: string, text: string, country: string | undefined): string {
-  const shown = `"${input.slice(0, 40)}"`;
+  const shown = `"${excerpt(input, 40)}"`;
   if (SCIENTIFIC.test(text))
     return (
       `${shown} is a number a spreadsheet shortened to scientific notation, without its last digits: format the ` +
@@ -88,7 +89,7 @@ function refusal(input: string, text: string, country: string | undefined): stri
     );
   // The international prefix of most of the world: the country code follows it.
   if (/^00[1-9]/.test(text) && looksNational(text))
-    return `${shown} writes its country code after 00: write a plus instead, as "+${text.slice(2, 40)}"`;
+    return `${shown} writes its country code after 00: write a plus instead, as "+${excerpt(text.slice(2), 38)}"`;
   if (country)
     return `${shown} is not a phone number of the default country (${country}) nor one with a country code, such as +14155550123`;
   if (!text.startsWith('+') && looksNational(text)) {

@@ -53,3 +53,13 @@ export function formIsUtf8(body: Buffer): boolean {
     ),
   );
 }
+
+/**
+ * At most `max` UTF-16 units of `text`, as an error quotes what it was sent, never half of a character: an emoji the
+ * cut falls in goes whole. Cut in two, the answer would hold the very text the gateway refuses to take.
+ */
+export function excerpt(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const last = text.charCodeAt(max - 1);
+  return text.slice(0, last >= 0xd800 && last <= 0xdbff ? max - 1 : max);
+}

@@ -563,7 +563,7 @@ const faqs = z
         code: 'custom',
         path,
         input: question,
-        message: `is asked already by bot.faqs.${before}.question ("${list[before]!.question.slice(0, 80)}"): give each question once, with one answer`,
+        message: `is asked already by bot.faqs.${before}.question ("${excerpt(list[before]!.question, 80)}"): give each question once, with one answer`,
       });
     });
   });
@@ -776,6 +776,7 @@ export {
   twilioCredentials as twilioChannel,
   whatsAppCloudCredentials as whatsappChannel,
 } from '../domain/channel-credentials.js';
+import { excerpt } from '../domain/storable-text.js';
 
 export const channelIncoming = z.object({
   phone: phone.describe("The contact's phone number, with country code"),

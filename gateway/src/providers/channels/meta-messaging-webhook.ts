@@ -1,5 +1,5 @@
 import { ApiError, badRequest } from '../../errors.js';
-import { textFault, type RefusedPart } from '../../domain/storable-text.js';
+import { textFault, type RefusedPart, excerpt } from '../../domain/storable-text.js';
 import type { InboundEntry } from '../../domain/inbound-entries.js';
 import type { Inbound, SkippedPart, WebhookEntries } from '../../engine/ports/channel-adapter.js';
 import type { InboundMessage, MetaChannel, StatusUpdate, Watermark } from '../../engine/ports/channel-provider.js';
@@ -33,7 +33,7 @@ function contactOf(event: Record<string, unknown>, where: string, platform: Plat
   const id = isRecord(event.sender) ? event.sender.id : undefined;
   if (id === undefined || id === null || id === '') throw badRequest(`${where}.sender.id is missing`);
   if (typeof id !== 'string' || !USER_ID.test(id))
-    throw badRequest(`${where}.sender.id: "${String(id).slice(0, 40)}" is not ${platform.userId}`);
+    throw badRequest(`${where}.sender.id: "${excerpt(String(id), 40)}" is not ${platform.userId}`);
   return id;
 }
 

@@ -1,4 +1,4 @@
-import { storableText } from '../../domain/storable-text.js';
+import { storableText, excerpt } from '../../domain/storable-text.js';
 import { textTooLong } from '../../domain/text-limits.js';
 import {
   ChannelError,
@@ -44,7 +44,7 @@ export function createMetaMessagingProvider<C extends MetaChannel>(
         );
       if (message.template) throw new ChannelError(`${platform.name} has no message templates: send text`, false);
       if (!USER_ID.test(message.to))
-        throw new ChannelError(`"${message.to.slice(0, 40)}" is not ${platform.userId}`, false);
+        throw new ChannelError(`"${excerpt(message.to, 40)}" is not ${platform.userId}`, false);
       const tooLong = textTooLong(channel, message.body);
       if (tooLong) throw new ChannelError(tooLong, false, 'TEXT_TOO_LONG');
       const json = {

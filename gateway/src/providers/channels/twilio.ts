@@ -1,6 +1,6 @@
 import { WHATSAPP_PREFIX, type TwilioCredentials } from '../../domain/channel-credentials.js';
 import { normalizePhone } from '../../domain/phone.js';
-import { textFault } from '../../domain/storable-text.js';
+import { textFault, excerpt } from '../../domain/storable-text.js';
 import type { InboundEntry } from '../../domain/inbound-entries.js';
 import { badRequest } from '../../errors.js';
 import type { Inbound, WebhookEntries, WebhookRequest } from '../../engine/ports/channel-adapter.js';
@@ -129,7 +129,7 @@ export function parseTwilioInbound(params: Record<string, string>): InboundMessa
   const { channel, phone } = twilioAddress(params.From, 'From');
   const count = params.NumMedia === undefined || params.NumMedia === '' ? 0 : Number(params.NumMedia);
   if (!Number.isInteger(count) || count < 0 || count > MAX_MEDIA) {
-    throw badRequest(`NumMedia: "${String(params.NumMedia).slice(0, 20)}" is not a media count from 0 to ${MAX_MEDIA}`);
+    throw badRequest(`NumMedia: "${excerpt(String(params.NumMedia), 20)}" is not a media count from 0 to ${MAX_MEDIA}`);
   }
   const media = Array.from({ length: count }, (_, i) => {
     const url = params[`MediaUrl${i}`];

@@ -1,5 +1,5 @@
 import { normalizePhone } from '../../domain/phone.js';
-import { textFault, type RefusedPart } from '../../domain/storable-text.js';
+import { textFault, type RefusedPart, excerpt } from '../../domain/storable-text.js';
 import type { InboundEntry } from '../../domain/inbound-entries.js';
 import { ApiError, badRequest } from '../../errors.js';
 import type { Inbound, SkippedPart, WebhookEntries } from '../../engine/ports/channel-adapter.js';
@@ -53,7 +53,7 @@ function content(
     const id = str(part?.id);
     if (!id) throw badRequest(`${where}.${type}.id is missing`);
     if (!MEDIA_ID.test(id))
-      throw badRequest(`${where}.${type}.id: "${id.slice(0, 40)}" is not a WhatsApp media id (its digits)`);
+      throw badRequest(`${where}.${type}.id: "${excerpt(id, 40)}" is not a WhatsApp media id (its digits)`);
     const contentType = str(part?.mime_type) ?? 'application/octet-stream';
     return {
       body: typeof part?.caption === 'string' ? part.caption : '',
@@ -61,7 +61,7 @@ function content(
     };
   }
   if (NOT_TAKEN.has(type)) return undefined;
-  throw badRequest(`${where}.type: "${type.slice(0, 40)}" is not a kind of message WhatsApp sends`);
+  throw badRequest(`${where}.type: "${excerpt(type, 40)}" is not a kind of message WhatsApp sends`);
 }
 
 /** The sender's profile name: by WhatsApp id, or the one contact of the change when Meta wrote the id differently. */
@@ -75,7 +75,7 @@ function inbound(m: unknown, where: string, names: Map<string, string>): Inbound
   if (!id) throw badRequest(`${where}.id is missing`);
   const from = typeof msg.from === 'string' ? msg.from : '';
   if (!/^\d{6,15}$/.test(from))
-    throw badRequest(`${where}.from: "${String(msg.from).slice(0, 40)}" is not a WhatsApp number (its digits)`);
+    throw badRequest(`${where}.from: "${excerpt(String(msg.from), 40)}" is not a WhatsApp number (its digits)`);
   const parts = content(msg, where);
   if (!parts) return undefined;
   // Seconds since 1970, as a string: when the contact sent it, which starts WhatsApp's 24-hour window.

@@ -4,6 +4,7 @@ import { graphError, isRecord, str, verifyMetaSignature, verifyMetaSubscription 
 import { readProviderFile, readProviderJson, type MediaOptions, type ProviderFile } from './provider-file.js';
 import { postToProvider } from './provider-request.js';
 import { MEDIA_ID, MEDIA_SCHEME } from './whatsapp-cloud-webhook.js';
+import { excerpt } from '../../domain/storable-text.js';
 
 export { parseWhatsAppWebhook, type WhatsAppWebhook } from './whatsapp-cloud-webhook.js';
 
@@ -18,7 +19,7 @@ function messagePayload(message: OutgoingMessage): Record<string, unknown> {
   if (message.channel !== 'whatsapp')
     throw new ChannelError('The WhatsApp Cloud API sends WhatsApp only, not SMS', false);
   if (!/^\d{6,15}$/.test(to))
-    throw new ChannelError(`"${message.to.slice(0, 40)}" is not a phone number in E.164 form`, false);
+    throw new ChannelError(`"${excerpt(message.to, 40)}" is not a phone number in E.164 form`, false);
   const base = { messaging_product: 'whatsapp', recipient_type: 'individual', to };
   if (!message.template) return { ...base, type: 'text', text: { body: message.body, preview_url: false } };
   const { name, language, params } = message.template;
@@ -84,7 +85,7 @@ export async function readWhatsAppMedia(
   options: MediaOptions,
 ): Promise<ProviderFile> {
   const id = url.startsWith(MEDIA_SCHEME) ? url.slice(MEDIA_SCHEME.length) : '';
-  if (!MEDIA_ID.test(id)) throw new Error(`"${url.slice(0, 60)}" is not a WhatsApp media id`);
+  if (!MEDIA_ID.test(id)) throw new Error(`"${excerpt(url, 60)}" is not a WhatsApp media id`);
   const auth = { ...graphAuth(c), timeoutMs: options.timeoutMs };
   const media = await readProviderJson(`${options.apiUrl.replace(/\/+$/, '')}/${id}`, auth);
   const address = str(media.url);
