@@ -561,6 +561,39 @@ test('a request refused as a whole is answered 400, 404 or 413 and stores nothin
   );
 });
 
+test('a header of many thousands of columns, none the mapped ones, is refused naming the first 20 of them, in an answer of kilobytes', async () => {
+  const account = await createAccount(ctx.gw);
+  const list = await newList(account);
+  const header = Array.from({ length: 20_000 }, (_, i) => `Column ${i + 1}`);
+  const customFields = Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`field${i}`, `Missing ${i}`]));
+  const res = await importInto(account, list.id, {
+    csv: `${header.join(',')}\n${header.map(() => '1').join(',')}\n`,
+    columns: { phone: 'Phone', customFields },
+  });
+  expectApiError(res, 400, 'MISSING_COLUMN');
+  expect(res.body.error.fields).toHaveLength(10);
+  const named = `${header
+    .slice(0, 20)
+    .map((h) => `"${h}"`)
+    .join(', ')}, and 19980 more`;
+  expect(res.body.error.fields[0].message).toBe(`the file has no column "Phone"; its columns are ${named}`);
+  expect(JSON.stringify(res.body).length).toBeLessThan(200_000);
+
+  // Columns written alike in another case: the refusal names 20 of them too.
+  const alike = Array.from({ length: 5000 }, (_, i) => (i % 2 ? 'PHONE' : 'phone'));
+  const twice = await importInto(account, list.id, {
+    csv: `${alike.join(',')}\n${alike.map(() => '1').join(',')}\n`,
+    columns: { phone: 'Phone' },
+  });
+  expectApiError(twice, 400, 'DUPLICATE_COLUMN');
+  expect(twice.body.error.message).toBe(
+    `columns.phone: the file has two columns "Phone": ${alike
+      .slice(0, 20)
+      .map((h) => `"${h}"`)
+      .join(' and ')}, and 4980 more`,
+  );
+});
+
 test("another account's import and list are not found, exactly as ones that never existed", async () => {
   const a = await createAccount(ctx.gw);
   const b = await createAccount(ctx.gw);

@@ -3,6 +3,7 @@ import { setImmediate as yieldToRequests } from 'node:timers/promises';
 import type { CsvError } from 'csv-parse';
 import type { Gateway } from '../context.js';
 import { parseDuration } from './durations.js';
+import { excerpt } from './storable-text.js';
 import { ApiError, badRequest, FieldChecks, fieldError, notFound } from '../errors.js';
 import { newId, now } from '../ids.js';
 import type { Page, Reader, Tx } from '../store/store.js';
@@ -480,6 +481,19 @@ const textMarked = (cell: string) => /^'([+(]?\d[\d\s().-]*)$/.exec(cell)?.[1] ?
  */
 const excelText = (cell: string) => /^="((?:[^"]|"")*)"$/s.exec(cell)?.[1]?.replace(/""/g, '"') ?? textMarked(cell);
 
+/** The most columns a refusal names: the header of a file of megabytes may hold millions. */
+const COLUMNS_NAMED = 20;
+
+/**
+ * Columns as a refusal names them, the first COLUMNS_NAMED and how many more: naming each of a header of a million
+ * columns, once for each mapping it lacks, made an answer of gigabytes that took the gateway down.
+ */
+function quotedColumns(names: string[], separator: string): string {
+  const quoted = names.slice(0, COLUMNS_NAMED).map((n) => `"${excerpt(n, 60)}"`);
+  const more = names.length - quoted.length;
+  return more > 0 ? `${quoted.join(separator)}, and ${more} more` : quoted.join(separator);
+}
+
 /** From the header row: what turns a record into contact fields. A mapped header absent from it is a 400. */
 function fieldReader(
   header: string[],
@@ -488,24 +502,19 @@ function fieldReader(
 ): (cells: string[]) => Record<string, unknown> {
   const names = header.map((h) => h.trim());
   const loose = names.map(looseHeader);
+  let found: string | undefined;
   const indexOf = (field: string, name: string): number => {
     const [at = -1, ...others] = columnsNamed(names, loose, name);
     if (others.length) {
       const written = [at, ...others].map((i) => names[i]!);
-      const how = written.every((n) => n === name.trim())
-        ? ''
-        : `: ${written.map((n) => `"${n.slice(0, 60)}"`).join(' and ')}`;
-      throw fieldError(`columns.${field}`, `the file has two columns "${name.slice(0, 60)}"${how}`, 'DUPLICATE_COLUMN');
+      const how = written.every((n) => n === name.trim()) ? '' : `: ${quotedColumns(written, ' and ')}`;
+      throw fieldError(`columns.${field}`, `the file has two columns "${excerpt(name, 60)}"${how}`, 'DUPLICATE_COLUMN');
     }
     if (at < 0) {
-      const found =
-        names
-          .filter(Boolean)
-          .map((n) => `"${n.slice(0, 60)}"`)
-          .join(', ') || 'none';
+      found ??= quotedColumns(names.filter(Boolean), ', ') || 'none';
       throw fieldError(
         `columns.${field}`,
-        `the file has no column "${name.slice(0, 60)}"; its columns are ${found}${delimiterHint(names, delimiter)}`,
+        `the file has no column "${excerpt(name, 60)}"; its columns are ${found}${delimiterHint(names, delimiter)}`,
         'MISSING_COLUMN',
       );
     }
