@@ -44,11 +44,20 @@ function readableLines(out: NodeJS.WritableStream): DestinationStream {
       const at = new Date(Number(time)).toISOString().slice(11, 19);
       const facts = Object.entries(fields).map(([key, value]) => ` ${key}=${readable(value)}`);
       const stack = (err as { stack?: string } | undefined)?.stack;
-      out.write(`${at} ${LEVELS[Number(level)] ?? level} ${String(msg ?? '')}${facts.join('')}\n`);
+      out.write(`${at} ${LEVELS[Number(level)] ?? level} ${visible(String(msg ?? ''))}${facts.join('')}\n`);
       if (stack) out.write(`${stack}\n`);
     },
   };
 }
 
+/**
+ * A field's value as a person reads it: a plain word as it is, anything else quoted. Text from outside (a contact's
+ * name, a custom channel's id, a provider's answer) may hold characters a terminal obeys rather than shows, an escape
+ * that moves the cursor, clears the screen or retitles the window, or a direction mark that turns the line around:
+ * they are written as their `\u` codes, so that the line says what was sent and nothing else.
+ */
 const readable = (value: unknown): string =>
-  typeof value === 'string' && /^[^\s"=]+$/.test(value) ? value : JSON.stringify(value);
+  typeof value === 'string' && /^[^\s"=\p{C}]+$/u.test(value) ? value : visible(JSON.stringify(value));
+
+const visible = (text: string): string =>
+  text.replace(/[\p{Cc}\p{Cf}\u2028\u2029]/gu, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);

@@ -251,3 +251,26 @@ test('a database the gateway cannot reach refuses the start, naming LEADCHAT_DAT
   );
   expect(refused.output).not.toContain('hunter2-db');
 });
+
+test("at a terminal, text from outside in a line is shown, never obeyed: a terminal's escapes and direction marks are written as their codes", async () => {
+  type Log = typeof import('../../gateway/src/log.js', { with: { 'resolution-mode': 'import' } });
+  const { createLogger } = (await import(path.resolve(__dirname, '../../gateway/dist/log.js'))) as Log;
+  const written: string[] = [];
+  const write = jest.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+    written.push(String(chunk));
+    return true;
+  });
+  try {
+    // A custom channel's id that retitles the window and clears the screen, a name that reads backwards from its mark.
+    createLogger('info', true).info(
+      { fromId: 'visitor\u001b]0;owned\u0007\u001b[2J', name: 'Ann\u202egnp.exe', csi: 'x\u009b31m', plain: 'chat-42' },
+      'message received',
+    );
+  } finally {
+    write.mockRestore();
+  }
+  expect(written).toHaveLength(1);
+  expect(written[0]).toMatch(
+    /^\d\d:\d\d:\d\d INFO message received fromId="visitor\\u001b\]0;owned\\u0007\\u001b\[2J" name="Ann\\u202egnp\.exe" csi="x\\u009b31m" plain=chat-42\n$/,
+  );
+});
