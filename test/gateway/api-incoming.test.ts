@@ -384,15 +384,24 @@ describe('media', () => {
   test.each([
     ['a photo', 'image/png', png(), 'png'],
     ['a contact card', 'text/vcard', Buffer.from('BEGIN:VCARD\nVERSION:3.0\nFN:Ana\nEND:VCARD\n'), 'vcf'],
-    ['a web page', 'text/html', Buffer.from('<html><script>alert(1)</script></html>'), 'html'],
+    ['a spreadsheet', 'text/csv', Buffer.from('name,phone\nAna,+15550100199\n'), 'csv'],
+    // Opened from the downloads folder, where no Content-Security-Policy holds, these would run: they open as text.
+    ['a web page', 'text/html', Buffer.from('<html><script>alert(1)</script></html>'), 'txt'],
     [
       'a drawing',
       'image/svg+xml',
       Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>'),
-      'svg',
+      'txt',
+    ],
+    ['a script', 'text/javascript', Buffer.from('new ActiveXObject("WScript.Shell").Run("calc")'), 'txt'],
+    [
+      'an XML page',
+      'application/xml',
+      Buffer.from('<html xmlns="http://www.w3.org/1999/xhtml"><script>1</script></html>'),
+      'txt',
     ],
   ])(
-    "%s downloads under its id and its type's extension, and a browser opening it runs nothing of it",
+    "%s downloads under its id and its type's extension (as text when it would run), and a browser opening it runs nothing of it",
     async (_what, type, bytes, extension) => {
       const res = await receive(incoming({ mediaUrl: dataUri(type, bytes), mediaContentType: type }));
       expect(res.status).toBe(200);
@@ -407,6 +416,24 @@ describe('media', () => {
       expect(got.headers['content-security-policy']).toMatch(/default-src 'none'/);
     },
   );
+
+  test('a program a contact sends downloads under its id alone, never as a program that runs when opened', async () => {
+    // The start of a Windows program: "MZ", then the offset of its PE header, where "PE\0\0" stands.
+    const exe = Buffer.alloc(256);
+    exe.write('MZ', 0, 'latin1');
+    exe.writeUInt32LE(0x80, 0x3c);
+    exe.write('PE\0\0', 0x80, 'latin1');
+    const res = await receive(
+      incoming({ mediaUrl: dataUri('application/x-msdownload', exe), mediaContentType: 'application/x-msdownload' }),
+    );
+    expect(res.status).toBe(200);
+    const { media } = await message(res.body.messageId);
+    expect(media.contentType).toBe('application/x-msdownload');
+    const got = await getBytes(ctx.gw, account, media.url);
+    expect(/^attachment; filename="?([^"]+)"?$/.exec(got.headers['content-disposition'] ?? '')?.[1]).toBe(
+      media.mediaId,
+    );
+  });
 
   test('a kept file is stored by no browser or cache that reads it, so none shows it once its contact is erased', async () => {
     const res = await receive(incoming({ mediaUrl: dataUri('image/png', png()), mediaContentType: 'image/png' }));

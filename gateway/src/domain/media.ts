@@ -149,11 +149,24 @@ export async function storingMedia<T extends { duplicate: boolean }>(
 const COMMON_EXTENSIONS: Record<string, string> = { 'text/vcard': 'vcf', 'audio/ogg': 'ogg' };
 
 /**
+ * Types a download is named for: a photo, a voice note, a video, a document, a sheet, a card, plain text, each opened
+ * by the program of its kind, which shows it and runs nothing. The Content-Security-Policy a file is served with
+ * stays behind in the browser: a web page or a drawing saved as `.html` or `.svg` and opened from the downloads
+ * folder runs its scripts, and a `.exe`, `.js` or `.jar` runs as a program. A contact sends what they like.
+ */
+const OPENED_BY_KIND =
+  /^(?:image\/(?!svg\+xml$)|audio\/|video\/|text\/(?:plain|csv|vcard|calendar)$|application\/(?:pdf|json|rtf|zip|msword|vnd\.ms-excel|vnd\.ms-powerpoint|vnd\.openxmlformats-officedocument\.[\w.]+|vnd\.oasis\.opendocument\.[\w.]+)$)/;
+const TEXTUAL_TYPE = /^(?:text\/|application\/(?:xml|javascript|ecmascript|x-ndjson)$|[\w.+-]+\/[\w.+-]+\+xml$)/;
+
+/**
  * The name a file is saved under when downloaded: its id, with its type's extension, so that the download opens
- * with the program of its kind (a PDF in a PDF reader) rather than as a file of no type named after the URL.
+ * with the program of its kind (a PDF in a PDF reader) rather than as a file of no type named after the URL. A type
+ * that would run when opened (OPENED_BY_KIND) is named `.txt` when it is text, so that it opens as its source, and
+ * takes no extension otherwise.
  */
 export function fileName(media: Pick<Media, 'id' | 'contentType'>): string {
   const type = media.contentType.split(';')[0]!.trim().toLowerCase();
+  if (!OPENED_BY_KIND.test(type)) return TEXTUAL_TYPE.test(type) ? `${media.id}.txt` : media.id;
   const extension = COMMON_EXTENSIONS[type] ?? mimeTypes.extension(type);
   return extension ? `${media.id}.${extension}` : media.id;
 }
