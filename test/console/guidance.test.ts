@@ -246,4 +246,29 @@ describe('Try the bot speaks in sentences', () => {
     await screenshot(phone, 'bot-test-handoff-phone');
     await phone.context().close();
   });
+
+  test('STOP and HELP show what the gateway sends the contact, not an FAQ; a bot turned off, that nothing would be sent', async () => {
+    const stop = await ask('STOP');
+    expect(stop).toContain('This is an opt-out: the contact would be unsubscribed before the bot reads it, and told:');
+    expect(stop).toContain(
+      'You are unsubscribed and will get no more messages from us. Reply START to subscribe again.',
+    );
+    expect(stop).not.toMatch(/The bot would/);
+    expect(await ask('help')).toContain(
+      'Reply STOP to unsubscribe, or ask for a person and a team member will answer you.',
+    );
+    const campaign = await api(gw, owner, 'POST', 'campaigns', {
+      body: { name: 'Quiet garage', channel: 'sms', bot: { active: false, faqs: garage } },
+    });
+    await page.goto(url(`/console/campaigns?id=${campaign.body.id}`));
+    const off = await ask('Where is the garage?');
+    expect(off).toContain(
+      'Nothing would be sent: the bot is off for this campaign. The message would wait in the inbox for a person.',
+    );
+    expect(off).toMatch(
+      /Once the bot answers again, it would answer this so:\s+The bot would answer:\s+At 1 Main Street\./,
+    );
+    expect(await seriousViolations(page)).toEqual([]);
+    await screenshot(page, 'bot-test-bot-off');
+  });
 });

@@ -624,3 +624,89 @@ describe('the live bot answers a message as "Try the bot" does', () => {
     expect(Date.parse(conversation.handoff.at)).toBeGreaterThan(0);
   });
 });
+
+describe('"Try the bot" answers what the gateway sends a lead who writes the same, before the bot reads it', () => {
+  const tried = async (account: TestAccount, campaignId: string, message: string) =>
+    (await api(ctx.gw, account, 'POST', `campaigns/${campaignId}/bot/test`, { body: { message } })).body;
+  /** What a new lead of the campaign writing `bodies`, one after the other, is sent. */
+  const sent = async (account: TestAccount, hook: Receiver, campaignId: string, ...bodies: string[]) => {
+    const fromId = unique('lead');
+    for (const body of bodies) {
+      await say(account, fromId, body, { campaignId });
+      await untilIdle(ctx.gw);
+    }
+    return replies(hook, fromId);
+  };
+  const byGateway = { provider: 'gateway', fallbackReason: null, basis: { confidence: null, sources: [] } };
+
+  test.each(['STOP', 'Baja por favor', 'please stop texting me'])(
+    'an opt-out (%s) gets the opt-out confirmation',
+    async (message) => {
+      const { account, hook, campaign } = await setUp();
+      const test = await tried(account, campaign.id, message);
+      expect(test).toEqual({
+        campaignId: campaign.id,
+        active: true,
+        reply: { kind: 'opt_out', body: expect.any(String) },
+        ...byGateway,
+      });
+      expect(await sent(account, hook, campaign.id, message)).toEqual([test.reply.body]);
+    },
+  );
+
+  test('START gets the opt-in confirmation a lead who had opted out is sent', async () => {
+    const { account, hook, campaign } = await setUp();
+    const stop = (await tried(account, campaign.id, 'STOP')).reply;
+    const start = (await tried(account, campaign.id, 'start')).reply;
+    expect(start).toEqual({ kind: 'opt_in', body: expect.any(String) });
+    expect(await sent(account, hook, campaign.id, 'STOP', 'start')).toEqual([stop.body, start.body]);
+  });
+
+  test("HELP gets the account's help text, or the built-in one", async () => {
+    const { account, hook, campaign } = await setUp();
+    const builtIn = (await tried(account, campaign.id, 'HELP')).reply;
+    expect(builtIn).toEqual({ kind: 'help', body: expect.stringMatching(/Reply STOP/) });
+    expect(await sent(account, hook, campaign.id, 'HELP')).toEqual([builtIn.body]);
+
+    await api(ctx.gw, account, 'PUT', 'settings', {
+      body: { helpText: 'Smile Dental: call 555-0100, or reply STOP.' },
+    });
+    const own = (await tried(account, campaign.id, 'help please')).reply;
+    expect(own).toEqual({ kind: 'help', body: 'Smile Dental: call 555-0100, or reply STOP.' });
+    expect(await sent(account, hook, campaign.id, 'help please')).toEqual([own.body]);
+  });
+
+  test.each([
+    ['a human please', {}, {}],
+    ['agent', { handoffMessage: 'Ana from the front desk will text you back within the hour.' }, {}],
+    ['Quiero hablar con una persona', {}, { language: 'es' }],
+    ["I'd like to talk to a person", { active: false }, {}],
+  ])('asking for a person (%s) hands off with the notice the lead is told', async (message, bot, campaign) => {
+    const { account, hook, campaign: created } = await setUp(bot, campaign);
+    const test = await tried(account, created.id, message);
+    expect(test.reply).toEqual({ kind: 'handoff', reason: 'contact_asked', body: expect.any(String) });
+    expect(test.provider).toBe('gateway');
+    expect(await sent(account, hook, created.id, message)).toEqual([test.reply.body]);
+  });
+
+  test.each([
+    ['bot_off', { active: false }, {}],
+    ['campaign_paused', {}, { status: 'paused' }],
+  ])(
+    'a campaign whose bot answers nothing (%s) sends nothing, and says what its bot would answer',
+    async (reason, bot, campaign) => {
+      const { account, hook, campaign: created } = await setUp(bot, campaign);
+      const test = await tried(account, created.id, 'what time do you open?');
+      expect(test.reply).toEqual({
+        kind: 'unanswered',
+        reason,
+        botReply: { kind: 'reply', body: 'We are open Monday to Friday, 9am to 6pm.', goalReached: false },
+      });
+      expect(test).toMatchObject({ provider: 'faq', basis: { sources: [{ kind: 'faq', index: 0, use: 'answer' }] } });
+      expect(await sent(account, hook, created.id, 'what time do you open?')).toEqual([]);
+      // HELP is answered all the same, as the gateway answers it.
+      const help = (await tried(account, created.id, 'HELP')).reply;
+      expect(await sent(account, hook, created.id, 'HELP')).toEqual([help.body]);
+    },
+  );
+});

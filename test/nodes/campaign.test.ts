@@ -260,6 +260,26 @@ describe('LeadChat node: campaigns', () => {
       });
     });
 
+    test("a message the gateway answers itself (STOP) comes out as the API answers it, the contact's confirmation with it", async () => {
+      const run = await runLeadChat(host, {
+        resource: 'campaign',
+        operation: 'testBot',
+        campaign: locator(dental.id),
+        message: 'STOP',
+      });
+      expect(run.output('LeadChat')[0]!.json).toEqual({
+        campaignId: dental.id,
+        active: true,
+        provider: 'gateway',
+        fallbackReason: null,
+        reply: {
+          kind: 'opt_out',
+          body: 'You are unsubscribed and will get no more messages from us. Reply START to subscribe again.',
+        },
+        basis: { confidence: null, sources: [] },
+      });
+    });
+
     test('First Name reaches the bot: it greets the contact by name', async () => {
       const params = { resource: 'campaign', operation: 'testBot', campaign: locator(dental.id), message: 'Hello' };
       const named = await runLeadChat(host, { ...params, additionalFields: { firstName: ' Maya ' } });

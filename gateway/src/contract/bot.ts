@@ -16,24 +16,73 @@ const source = z.discriminatedUnion('kind', [
   }),
 ]);
 
-const reply = z.discriminatedUnion('kind', [
+/** What the campaign's bot would answer. */
+const botReply = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('reply'), body: z.string(), goalReached: z.boolean() }),
   z.object({
     kind: z.literal('handoff'),
-    reason: z.string(),
-    body: z.string().nullable(),
+    reason: z
+      .string()
+      .describe(
+        "Why a person takes over: the bot's reason (bot_not_confident, bot_no_knowledge, bot_handoff), or contact_asked: the message asks for a person, and the gateway hands off before the bot reads it",
+      ),
+    body: z.string().nullable().describe('What the contact is told meanwhile'),
     questions: z.array(z.string()).optional(),
   }),
   z.object({ kind: z.literal('silent') }),
   z.object({ kind: z.literal('clarify'), body: z.string(), options: z.array(z.number().int()) }),
 ]);
 
+/**
+ * What the gateway itself answers a contact's message before any bot reads it (engine/keywords.ts), and a campaign
+ * whose bot answers nothing.
+ */
+const gatewayReply = [
+  z
+    .object({
+      kind: z.literal('opt_out'),
+      body: z.string().describe('The opt-out confirmation the contact is sent'),
+    })
+    .describe('An opt-out (STOP, or its words in another language): the contact is opted out and told so, once'),
+  z
+    .object({
+      kind: z.literal('opt_in'),
+      body: z.string().describe('The opt-in confirmation the contact is sent'),
+    })
+    .describe(
+      'An opt-in (START): a contact who had opted out is opted in again and told so; one who had not is answered by the bot as for any message',
+    ),
+  z
+    .object({
+      kind: z.literal('help'),
+      body: z.string().describe("The account's helpText (PUT /v1/settings), else the built-in one"),
+    })
+    .describe('HELP: the contact is sent the help text'),
+  z
+    .object({
+      kind: z.literal('unanswered'),
+      reason: z
+        .enum(['bot_off', 'campaign_paused'])
+        .describe("bot_off: the campaign's bot is turned off; campaign_paused: the campaign is paused"),
+      botReply: botReply.describe("What the bot would answer once it answers again; the basis is this answer's"),
+    })
+    .describe('Nothing is sent: the message waits for a person (the conversation says botLeft)'),
+] as const;
+
+const reply = z
+  .discriminatedUnion('kind', [...botReply.options, ...gatewayReply])
+  .describe(
+    "What a contact writing this message would get, in the words they would get: the gateway's own answer to an opt-out, an opt-in, HELP or a request for a person (provider `gateway`), nothing while the bot is off or the campaign paused (`unanswered`), else the bot's answer",
+  );
+
 /** POST /v1/campaigns/{id}/bot/test: what the bot would answer, and what it rests on. */
 export const botTest = z.object({
   campaignId: z.string(),
   active: z.boolean().describe("Whether the campaign's bot answers contacts"),
   reply,
-  provider: z.string().describe('The provider whose reply this is'),
+  provider: z
+    .string()
+    .describe("The provider whose reply this is: faq, openai, or gateway for the gateway's own answer"),
   fallbackReason: z
     .string()
     .nullable()

@@ -35,3 +35,7 @@ export function handoffNotice(
 
 /** The answer to HELP when the account has set no help text of its own (PUT /v1/settings {"helpText"}). */
 export const DEFAULT_HELP_TEXT = 'Reply STOP to unsubscribe, or ask for a person and a team member will answer you.';
+
+/** What a contact who writes HELP is sent: the account's help text, else the built-in one. */
+export const helpTextOf = (account: { helpText?: string | null }): string =>
+  account.helpText?.trim() || DEFAULT_HELP_TEXT;

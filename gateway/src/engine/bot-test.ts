@@ -1,11 +1,18 @@
 import type { Engine } from './ports/providers.js';
 import { getAccount } from '../domain/accounts.js';
-import { getCampaign } from '../domain/campaigns.js';
-import { handoffNotice } from '../domain/texts.js';
+import { answering, getCampaign } from '../domain/campaigns.js';
+import { handoffNotice, helpTextOf, OPT_IN_CONFIRMATION, OPT_OUT_CONFIRMATION } from '../domain/texts.js';
+import { intentOf } from './keywords.js';
+
+/** No bot was asked: the gateway answers the message itself, as it does a contact's (engine/incoming.ts). */
+const byGateway = { provider: 'gateway', fallbackReason: null, basis: { confidence: null, sources: [] } };
 
 /**
- * POST /v1/campaigns/{id}/bot/test: what the campaign's bot would answer, with the account's provider, to a
- * question and an optional conversation so far. Nothing is sent, stored or charged.
+ * POST /v1/campaigns/{id}/bot/test: what a contact of the campaign writing this would get, a new contact of a
+ * conversation the bot has. As onIncoming reads it, with its classifier and texts: an opt-out, an opt-in, HELP and a
+ * request for a person get the gateway's own answer whatever the bot would say; a campaign whose bot answers nothing
+ * (off, paused) sends nothing, and says what its bot would answer once on; else the bot answers, with the account's
+ * provider, the question and an optional conversation so far. Nothing is sent, stored or charged.
  */
 export async function testBot(
   gw: Engine,
@@ -21,6 +28,19 @@ export async function testBot(
     getAccount(gw.store, accountId),
     getCampaign(gw.store, accountId, campaignId),
   ]);
+  const active = campaign.bot.active;
+  switch (intentOf(question.message, campaign)) {
+    case 'opt_out':
+      return { campaignId, active, reply: { kind: 'opt_out', body: OPT_OUT_CONFIRMATION } as const, ...byGateway };
+    case 'opt_in':
+      return { campaignId, active, reply: { kind: 'opt_in', body: OPT_IN_CONFIRMATION } as const, ...byGateway };
+    case 'help':
+      return { campaignId, active, reply: { kind: 'help', body: helpTextOf(account) } as const, ...byGateway };
+    case 'handoff': {
+      const reply = { kind: 'handoff', reason: 'contact_asked', body: handoffNotice(campaign, account) } as const;
+      return { campaignId, active, reply, ...byGateway };
+    }
+  }
   const answer = await gw.providers.answer(gw, account, campaign, {
     contact: { firstName: question.firstName, lastName: null },
     history: question.history,
@@ -29,9 +49,11 @@ export async function testBot(
     clarifying: null,
   });
   // As a real conversation would be told: a hand-off without the bot's own words carries the campaign's notice.
-  const reply =
+  const botReply =
     answer.reply.kind === 'handoff'
       ? { ...answer.reply, body: answer.reply.body ?? handoffNotice(campaign, account) }
       : answer.reply;
-  return { campaignId, active: campaign.bot.active, ...answer, reply };
+  if (answering(campaign)) return { campaignId, active, ...answer, reply: botReply };
+  const reason = active ? 'campaign_paused' : 'bot_off';
+  return { campaignId, active, ...answer, reply: { kind: 'unanswered', reason, botReply } as const };
 }

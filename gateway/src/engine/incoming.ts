@@ -19,10 +19,10 @@ import { messageAdded } from '../domain/inbox-changes.js';
 import { subscriptionsOf } from '../domain/webhooks.js';
 import { cancelContactFollowUps } from '../domain/follow-up-timers.js';
 import { acknowledgeRequest, handOff, tellHandoff } from './handoff.js';
-import { classify } from './keywords.js';
+import { intentOf } from './keywords.js';
 import { openingsOf, stopOpenings } from '../domain/openings.js';
 import { sendOnConversation } from './outgoing.js';
-import { DEFAULT_HELP_TEXT } from '../domain/texts.js';
+import { helpTextOf } from '../domain/texts.js';
 
 /**
  * A contact's message is the conversation's latest activity: it reopens a closed conversation and counts unread.
@@ -98,7 +98,7 @@ export async function onIncoming(
   if (reaction) return void (await cancelContactFollowUps(tx, contact.id));
 
   const campaign = current.campaignId ? await campaignById(tx, current.campaignId) : undefined;
-  const intent = classify(message.body, campaign ? { languages: [campaign.language] } : {});
+  const intent = intentOf(message.body, campaign);
   if (intent === 'opt_out') return optOut(tx, gw, account, contact, current, message);
   if (contact.optOut) return intent === 'opt_in' ? optIn(tx, gw, account, contact, current, message) : undefined;
   await recordReply(tx, current);
@@ -108,7 +108,7 @@ export async function onIncoming(
   const latest = (await tx.get<Conversation>('conversations', current.id))!;
   if (intent === 'help') {
     await sendOnConversation(tx, gw, account, contact, latest, {
-      body: account.helpText?.trim() || DEFAULT_HELP_TEXT,
+      body: helpTextOf(account),
       author: 'system',
     });
   } else if (intent === 'handoff' && latest.bot.active) {

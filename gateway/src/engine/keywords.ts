@@ -332,3 +332,10 @@ export function classify(body: string, options: { languages?: readonly string[] 
   const { words, phrases } = matcherFor(options.languages);
   return words.has(core(text, WITH_ARTICLES)) || phrases.test(` ${text} `) ? 'handoff' : undefined;
 }
+
+/**
+ * The intent of a contact's message on a conversation: hand-off words are read in its campaign's language (and
+ * English), in every language where no campaign has it.
+ */
+export const intentOf = (body: string, campaign: { language: string } | undefined): Intent | undefined =>
+  classify(body, campaign ? { languages: [campaign.language] } : {});

@@ -40,6 +40,8 @@ const HANDOFF_REASON: Record<string, string> = {
 function answeredBy(answer: BotTest): string {
   if (answer.fallbackReason)
     return `The FAQ bot answered, standing in for the AI endpoint, which failed: ${answer.fallbackReason}${/[.!?]$/.test(answer.fallbackReason) ? '' : '.'}`;
+  if (answer.provider === 'gateway')
+    return 'Answered by the gateway itself, as it answers every contact who writes this, whatever the bot would say.';
   if (answer.provider === 'faq') return 'Answered by the FAQ bot, from this campaign’s FAQs.';
   if (answer.provider === 'openai') return 'Answered by the AI endpoint chosen in Settings › Bot provider.';
   return `Answered by the ${answer.provider} provider.`;
@@ -87,11 +89,59 @@ export function BotTestPanel(props: { campaignId: string }) {
   );
 }
 
+/** The bot's own answer, as the API gives it inside a test's answer. */
+type BotReply = Extract<BotTest['reply'], { kind: 'unanswered' }>['botReply'];
+
 function Answer({ answer }: { answer: BotTest }) {
   const { reply } = answer;
   return (
     <div class="bot-answer" role="region" aria-label="The bot’s answer">
-      {!answer.active && <p class="note">The bot is off for this campaign: contacts would get no answer from it.</p>}
+      {reply.kind === 'opt_out' && (
+        <>
+          <p class="label">This is an opt-out: the contact would be unsubscribed before the bot reads it, and told:</p>
+          <p class="message">{reply.body}</p>
+        </>
+      )}
+      {reply.kind === 'opt_in' && (
+        <>
+          <p class="label">
+            This is an opt-in: a contact who had unsubscribed would be subscribed again, and told (one who had not gets
+            the bot’s answer):
+          </p>
+          <p class="message">{reply.body}</p>
+        </>
+      )}
+      {reply.kind === 'help' && (
+        <>
+          <p class="label">
+            This asks for help: the contact would be sent the help text of Settings, not the bot’s answer:
+          </p>
+          <p class="message">{reply.body}</p>
+        </>
+      )}
+      {reply.kind === 'unanswered' ? (
+        <>
+          <p class="label">
+            Nothing would be sent:{' '}
+            {reply.reason === 'campaign_paused' ? 'the campaign is paused' : 'the bot is off for this campaign'}. The
+            message would wait in the inbox for a person.
+          </p>
+          <p class="note">Once the bot answers again, it would answer this so:</p>
+          <BotAnswer reply={reply.botReply} />
+        </>
+      ) : (
+        <BotAnswer reply={reply} />
+      )}
+      <Basis basis={answer.basis} />
+      <p class="hint">{answeredBy(answer)}</p>
+    </div>
+  );
+}
+
+/** What the bot answers: a reply, a question back, a hand-off, or nothing; the gateway's own hand-off too. */
+function BotAnswer({ reply }: { reply: BotTest['reply'] | BotReply }) {
+  return (
+    <>
       {reply.kind === 'reply' && (
         <>
           <p class="label">The bot would answer:</p>
@@ -112,7 +162,9 @@ function Answer({ answer }: { answer: BotTest }) {
       {reply.kind === 'handoff' && (
         <>
           <p class="label">
-            The bot would hand the conversation to a person:{' '}
+            {reply.reason === 'contact_asked'
+              ? 'The conversation would go to a person before the bot reads it: '
+              : 'The bot would hand the conversation to a person: '}
             <span class="value handoff-reason">{HANDOFF_REASON[reply.reason] ?? reply.reason}</span>.
           </p>
           {reply.body && (
@@ -124,9 +176,7 @@ function Answer({ answer }: { answer: BotTest }) {
         </>
       )}
       {reply.kind === 'silent' && <p class="label">The bot would say nothing to this.</p>}
-      <Basis basis={answer.basis} />
-      <p class="hint">{answeredBy(answer)}</p>
-    </div>
+    </>
   );
 }
 
