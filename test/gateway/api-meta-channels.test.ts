@@ -14,6 +14,7 @@ import {
   type Received,
   type TestAccount,
 } from './api-support';
+import { clockOf } from '../helpers/gateway';
 import { processed } from '../helpers/inbound';
 import { hex, instagram, messenger } from '../helpers/provider-accounts';
 
@@ -528,5 +529,86 @@ describe("Meta's windows", () => {
       body: { body: 'Anyone?', conversationId },
     });
     expect(late.body).toMatchObject({ status: 'skipped', errorCode: 'OUTSIDE_24H_WINDOW' });
+  });
+});
+
+describe("the Page's own messages (echoes)", () => {
+  /** A message the Page sent the contact, as Meta echoes it: from the Page, to the contact. */
+  const echo = (channel: Meta, lead: string, mid: string, body: string) => ({
+    object: channel === 'messenger' ? 'page' : 'instagram',
+    entry: [
+      {
+        id: pageOf(channel),
+        time: clockOf(ctx.gw),
+        messaging: [
+          {
+            sender: { id: pageOf(channel) },
+            recipient: { id: lead },
+            timestamp: clockOf(ctx.gw),
+            message: { mid, is_echo: true, text: body },
+          },
+        ],
+      },
+    ],
+  });
+
+  /** The contact's message, written now by the gateway's clock (earlier tests move it days ahead). */
+  const said = (channel: Meta, lead: string, body: string) =>
+    event(channel, lead, { message: { mid: unique('mid'), text: body } }, clockOf(ctx.gw));
+
+  test("the bot's own answer echoed is stored once; an admin's answer typed in Meta's inbox is the team's, and the bot steps back", async () => {
+    const { account, hook } = await connected('messenger');
+    const lead = psid();
+    await postWebhook(account, 'messenger', said('messenger', lead, 'What are your opening hours?'));
+    await untilIdle(ctx.gw);
+    const { contact, id: conversationId } = await contactOf(account, lead);
+    const [answer] = (await messagesOf(account, contact.id)).filter((m) => m.direction === 'outgoing');
+    expect(answer).toMatchObject({ author: 'bot', status: 'sent' });
+
+    await postWebhook(account, 'messenger', echo('messenger', lead, answer.providerMessageId, answer.body));
+    await untilIdle(ctx.gw);
+    expect(await messagesOf(account, contact.id)).toHaveLength(2);
+
+    const typed = echo('messenger', lead, unique('mid'), 'Hi Marta, Ana from the shop here: come by at 10?');
+    await postWebhook(account, 'messenger', typed);
+    await postWebhook(account, 'messenger', typed);
+    await untilIdle(ctx.gw);
+    const messages = await messagesOf(account, contact.id);
+    expect(messages).toHaveLength(3);
+    expect(messages.find((m) => m.body === 'Hi Marta, Ana from the shop here: come by at 10?')).toMatchObject({
+      direction: 'outgoing',
+      author: 'team',
+      status: 'sent',
+      channel: 'messenger',
+      providerMessageId: typed.entry[0]!.messaging[0]!.message.mid,
+    });
+    const conversation = (await api(ctx.gw, account, 'GET', `conversations/${conversationId}`)).body;
+    expect(conversation).toMatchObject({ status: 'handed_off', bot: { active: false }, handoff: { reason: 'team' } });
+    expect(conversation.lastMessage).toMatchObject({ direction: 'outgoing', author: 'team' });
+    expect(hook.requests.filter((r) => r.body?.type === 'handoff')).toHaveLength(1);
+
+    // The lead answers the admin: the bot, which a person has taken over from, does not.
+    await postWebhook(account, 'messenger', said('messenger', lead, 'What are your opening hours?'));
+    await untilIdle(ctx.gw);
+    expect(sends(lead)).toHaveLength(1);
+  });
+
+  test('an echo of an answer the gateway is still sending is not taken for a person writing', async () => {
+    const { account } = await connected('instagram');
+    const lead = psid();
+    refusals.set(lead, { status: 400, code: 613, message: 'Calls to this api have exceeded the rate limit.' });
+    await postWebhook(account, 'instagram', said('instagram', lead, 'What are your opening hours?'));
+    const { contact, id: conversationId } = await contactOf(account, lead);
+    const [pending] = (await messagesOf(account, contact.id)).filter((m) => m.direction === 'outgoing');
+    expect(pending).toMatchObject({ author: 'bot', status: 'pending' });
+
+    // Meta took it after all, and echoes it before its answer is read.
+    await postWebhook(account, 'instagram', echo('instagram', lead, unique('mid'), pending.body));
+    await untilIdle(ctx.gw);
+    const messages = await messagesOf(account, contact.id);
+    expect(messages.filter((m) => m.direction === 'outgoing')).toEqual([
+      expect.objectContaining({ author: 'bot', status: 'sent' }),
+    ]);
+    expect((await api(ctx.gw, account, 'GET', `conversations/${conversationId}`)).body.bot.active).toBe(true);
   });
 });

@@ -527,7 +527,7 @@ describe('webhook payloads', () => {
     ]);
   });
 
-  test("the business's own messages (echoes), deleted ones and other events are skipped", () => {
+  test("the business's own messages (echoes) are told as the business's, to the contact; deleted ones and other events are skipped", () => {
     const parsed = m.parseMetaMessagingWebhook(
       'messenger',
       page(
@@ -542,7 +542,14 @@ describe('webhook payloads', () => {
         event({ pass_thread_control: { new_owner_app_id: '123', metadata: 'x' } }),
       ),
     );
-    expect(parsed).toEqual({ messages: [], statuses: [], watermarks: [] });
+    expect(parsed).toEqual({
+      messages: [],
+      statuses: [],
+      watermarks: [],
+      sent: [
+        { channel: 'messenger', providerMessageId: 'm_echo', to: PSID, body: 'Sent from the Page inbox', media: [] },
+      ],
+    });
   });
 
   test('Messenger delivery: each named message delivered, and everything up to the watermark', () => {
@@ -629,7 +636,7 @@ describe('webhook payloads', () => {
     ]);
   });
 
-  test('an Instagram echo and an unsupported message (a GIF) are skipped', () => {
+  test("an Instagram echo is the business's; an unsupported message (a GIF) is skipped", () => {
     const parsed = m.parseMetaMessagingWebhook(
       'instagram',
       ig(
@@ -637,7 +644,12 @@ describe('webhook payloads', () => {
         igEvent({ message: { mid: 'ig_gif', is_unsupported: true } }),
       ),
     );
-    expect(parsed).toEqual({ messages: [], statuses: [], watermarks: [] });
+    expect(parsed).toEqual({
+      messages: [],
+      statuses: [],
+      watermarks: [],
+      sent: [{ channel: 'instagram', providerMessageId: 'ig_echo', to: IGSID, body: 'Thanks!', media: [] }],
+    });
   });
 
   test('several entries and events are all read, in order', () => {
@@ -679,9 +691,11 @@ describe('webhook payloads', () => {
       ),
       PAGE_ID,
     );
-    expect(split.entries.map((e) => [e.where, e.key])).toEqual([
-      ['entry[0].messaging[0]', 'm_1'],
-      ['entry[0].messaging[1]', null],
+    expect(split.entries.map((e) => [e.where, e.key, e.sender])).toEqual([
+      ['entry[0].messaging[0]', 'm_1', PSID],
+      ['entry[0].messaging[1]', null, null],
+      // The business's message takes the turn of the contact it went to.
+      ['entry[0].messaging[6]', 'm_echo', PSID],
     ]);
     expect(split.entries[1]!.raw).toEqual(wrongText);
     expect(split.skipped).toEqual([

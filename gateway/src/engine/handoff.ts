@@ -128,7 +128,7 @@ export async function acknowledgeRequest(
 }
 
 /** Whether a person taking the conversation over is news: the bot had it, or it waited for a campaign (no_campaign). */
-const takingOver = (c: Conversation) => c.bot.active || c.handoff?.reason === 'no_campaign';
+export const takingOver = (c: Conversation) => c.bot.active || c.handoff?.reason === 'no_campaign';
 
 /** POST /v1/contacts/{id}/bot: hands every conversation of the contact to a person, or gives them back to the bot. */
 export async function setBot(

@@ -14,6 +14,7 @@ import type { ChannelReceiver } from './ports/channel-adapter.js';
 import type { Engine } from './ports/providers.js';
 import { applyStatusUpdate, applyWatermark } from './message-status.js';
 import { receiveOnChannel } from './receive.js';
+import { recordBusinessMessage } from './business-messages.js';
 
 /**
  * A verified webhook's entries, each stored as an `inbound` job in one transaction, before the provider is answered:
@@ -55,13 +56,14 @@ export async function processEntry(gw: Engine, job: InboundJob, keepTurn: boolea
   try {
     if (account && adapter && (await ofErasedSender(gw, job))) await keepStopsOf(gw, account, adapter, job.entry);
     else if (account && adapter) {
-      const { messages, statuses, readMarks } = adapter.parse(job.entry);
+      const { messages, statuses, readMarks, sent = [] } = adapter.parse(job.entry);
       for (const message of messages)
         await receiveFromProvider(gw, account, adapter, message, job.takenAt).catch((err: unknown) =>
           droppedIfErased(gw, account, message, err),
         );
       for (const status of statuses) if (!(await applyStatusUpdate(gw, account, status, adapter.name))) unknown = true;
       for (const mark of readMarks) await applyWatermark(gw, account, mark);
+      for (const message of sent) await recordBusinessMessage(gw, account, message);
     }
   } catch (err) {
     if (keepTurn && isUnprocessable(err)) await gw.store.transact((tx) => endTurn(tx, job));

@@ -1,6 +1,13 @@
 import type { InboundEntry } from '../../domain/inbound-entries.js';
 import type { RefusedPart } from '../../domain/storable-text.js';
-import type { ChannelProvider, InboundMessage, MetaProfile, StatusUpdate, Watermark } from './channel-provider.js';
+import type {
+  BusinessMessage,
+  ChannelProvider,
+  InboundMessage,
+  MetaProfile,
+  StatusUpdate,
+  Watermark,
+} from './channel-provider.js';
 
 /** A provider's POST to one of its webhooks, as the route read it: what the provider's signature covers. */
 export interface WebhookRequest {
@@ -40,6 +47,8 @@ export interface Inbound<Message = InboundMessage> {
   messages: Message[];
   statuses: StatusUpdate[];
   readMarks: Watermark[];
+  /** Messages the business sent the contact, as the provider tells of them (Meta's echoes); none when absent. */
+  sent?: BusinessMessage[];
 }
 
 /** A file a provider hosts for a contact's message (a photo, a voice note, a document). */

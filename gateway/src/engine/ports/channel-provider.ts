@@ -84,6 +84,20 @@ export interface Watermark {
   upTo: number;
 }
 
+/**
+ * A message the business sent a contact on Messenger or Instagram, as Meta echoes it: one the gateway sent, or one a
+ * person of the Page typed in Meta's own inbox (Business Suite, the Instagram app).
+ */
+export interface BusinessMessage {
+  channel: MetaChannel;
+  /** Meta's id of the message, as the Send API answered it for one the gateway sent. */
+  providerMessageId: string;
+  /** The contact's id on the platform, whom it went to. */
+  to: string;
+  body: string;
+  media: Array<{ url: string; contentType: string }>;
+}
+
 /** A contact's profile as Meta's profile API gives it, when it does. */
 export interface MetaProfile {
   firstName: string | null;

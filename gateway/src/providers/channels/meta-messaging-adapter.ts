@@ -9,7 +9,7 @@ import { metaEntries, verifyMetaRequest } from './meta-webhook.js';
 
 /**
  * Messenger or Instagram both ways: the Page's or account's signed webhooks (messages, reactions, button taps,
- * receipts), the Send API, and a new sender's name from Meta's profile API. Attachments stay at Meta's addresses.
+ * receipts, the business's own messages), the Send API, and a new sender's name from Meta's profile API. Attachments stay at Meta's addresses.
  */
 export function createMetaMessagingAdapter<C extends MetaChannel>(
   channel: C,

@@ -2,7 +2,13 @@ import { ApiError, badRequest } from '../../errors.js';
 import { textFault, type RefusedPart, excerpt } from '../../domain/storable-text.js';
 import type { InboundEntry } from '../../domain/inbound-entries.js';
 import type { Inbound, SkippedPart, WebhookEntries } from '../../engine/ports/channel-adapter.js';
-import type { InboundMessage, MetaChannel, StatusUpdate, Watermark } from '../../engine/ports/channel-provider.js';
+import type {
+  BusinessMessage,
+  InboundMessage,
+  MetaChannel,
+  StatusUpdate,
+  Watermark,
+} from '../../engine/ports/channel-provider.js';
 import { isRecord, kindName, list, record, str } from './meta-graph.js';
 import { PLATFORMS, USER_ID, type Platform } from './meta-platforms.js';
 
@@ -11,6 +17,8 @@ export interface MetaMessagingWebhook {
   messages: InboundMessage[];
   statuses: StatusUpdate[];
   watermarks: Watermark[];
+  /** The business's own messages to contacts (echoes), when there were any. */
+  sent?: BusinessMessage[];
   /** The events refused for their text, when there were any. */
   refused?: RefusedPart[];
 }
@@ -50,21 +58,24 @@ function watermarkOf(value: unknown): number | undefined {
   return typeof n === 'number' && Number.isSafeInteger(n) && n > 0 ? n : undefined;
 }
 
-/**
- * A contact's message: its text (a quick reply's is the option's text), each file as Meta's address of it, and the
- * story a reply or a mention is about. The business's own messages (echoes), deleted ones and those with nothing
- * the gateway can show (stickers Instagram does not support) are skipped.
- */
-function message(channel: MetaChannel, event: Record<string, unknown>, where: string): InboundMessage | undefined {
-  const m = record(event.message, `${where}.message`);
-  if (m.is_echo === true || m.is_deleted === true) return undefined;
-  const mid = str(m.mid);
-  if (!mid) throw badRequest(`${where}.message.mid is missing`);
-  const from = contactOf(event, where, PLATFORMS[channel]);
-  if (m.text !== undefined && m.text !== null && typeof m.text !== 'string')
-    throw badRequest(`${where}.message.text: expected the message's text, a string`);
-  const quickReply = isRecord(m.quick_reply) ? str(m.quick_reply.payload) : undefined;
-  const body = typeof m.text === 'string' && m.text ? m.text : (quickReply ?? '');
+/** The contact a message of the business (an echo) went to. */
+function recipientOf(event: Record<string, unknown>, where: string, platform: Platform): string {
+  const id = isRecord(event.recipient) ? event.recipient.id : undefined;
+  if (id === undefined || id === null || id === '') throw badRequest(`${where}.recipient.id is missing`);
+  if (typeof id !== 'string' || !USER_ID.test(id))
+    throw badRequest(`${where}.recipient.id: "${String(id).slice(0, 40)}" is not ${platform.userId}`);
+  return id;
+}
+
+/** A message's text, '' without one. */
+function textOf(m: Record<string, unknown>, where: string): string {
+  if (m.text === undefined || m.text === null) return '';
+  if (typeof m.text !== 'string') throw badRequest(`${where}.message.text: expected the message's text, a string`);
+  return m.text;
+}
+
+/** Each file of a message, as Meta's address of it. */
+function filesOf(m: Record<string, unknown>, where: string): InboundMessage['media'] {
   const media: InboundMessage['media'] = [];
   list(m.attachments, `${where}.message.attachments`).forEach((a, k) => {
     const attachment = record(a, `${where}.message.attachments[${k}]`);
@@ -74,6 +85,38 @@ function message(channel: MetaChannel, event: Record<string, unknown>, where: st
     if (url)
       media.push({ url, contentType: Object.hasOwn(ATTACHMENT_TYPES, type) ? ATTACHMENT_TYPES[type]! : UNKNOWN_TYPE });
   });
+  return media;
+}
+
+/**
+ * A message the business sent the contact, as Meta echoes it: the gateway's own, or one a person of the Page typed in
+ * Meta's inbox. Undefined when it holds nothing to show.
+ */
+function echo(channel: MetaChannel, m: Record<string, unknown>, event: Record<string, unknown>, where: string) {
+  if (m.is_deleted === true) return undefined;
+  const mid = str(m.mid);
+  if (!mid) throw badRequest(`${where}.message.mid is missing`);
+  const to = recipientOf(event, where, PLATFORMS[channel]);
+  const body = textOf(m, where);
+  const media = filesOf(m, where);
+  return body || media.length ? { channel, providerMessageId: mid, to, body, media } : undefined;
+}
+
+/**
+ * A contact's message: its text (a quick reply's is the option's text), each file as Meta's address of it, and the
+ * story a reply or a mention is about. Deleted ones and those with nothing the gateway can show (stickers Instagram
+ * does not support) are skipped.
+ */
+function message(channel: MetaChannel, event: Record<string, unknown>, where: string): InboundMessage | undefined {
+  const m = record(event.message, `${where}.message`);
+  if (m.is_deleted === true) return undefined;
+  const mid = str(m.mid);
+  if (!mid) throw badRequest(`${where}.message.mid is missing`);
+  const from = contactOf(event, where, PLATFORMS[channel]);
+  const text = textOf(m, where);
+  const quickReply = isRecord(m.quick_reply) ? str(m.quick_reply.payload) : undefined;
+  const body = text || (quickReply ?? '');
+  const media = filesOf(m, where);
   const story = isRecord(m.reply_to) && isRecord(m.reply_to.story) ? httpUrl(m.reply_to.story.url) : undefined;
   if (story) media.push({ url: story, contentType: UNKNOWN_TYPE });
   if (!body && !media.length) return undefined;
@@ -139,11 +182,18 @@ function receipt(
   if (upTo) out.watermarks.push({ channel, contact, status, upTo });
 }
 
-/** What one event tells, into `out`: a message (or reaction, or tap), or receipts; nothing for other events. */
+/**
+ * What one event tells, into `out`: a contact's message (or reaction, or tap), a message of the business to a contact
+ * (an echo), or receipts; nothing for other events.
+ */
 function readEvent(channel: MetaChannel, ev: unknown, where: string, out: MetaMessagingWebhook): void {
   const event = record(ev, where);
   let inbound: InboundMessage | undefined;
-  if (event.message !== undefined) inbound = message(channel, event, where);
+  const m = event.message;
+  if (isRecord(m) && m.is_echo === true) {
+    const sent = echo(channel, m, event, where);
+    if (sent) (out.sent ??= []).push(sent);
+  } else if (event.message !== undefined) inbound = message(channel, event, where);
   else if (event.reaction !== undefined) inbound = reaction(channel, event, where);
   else if (event.postback !== undefined) inbound = postback(channel, event, where);
   else if (event.delivery !== undefined) receipt(channel, event, where, 'delivery', out);
@@ -172,8 +222,8 @@ const OTHER_EVENTS = [
 
 /**
  * Why an event that gave nothing to keep was skipped: a kind the gateway does not take (an opt-in, a reaction taken
- * back, a message with nothing it can show), or nothing it knows how to read, named by its fields. The business's own
- * messages (echoes) and deleted ones are left out by design, unnamed.
+ * back, a message with nothing it can show), or nothing it knows how to read, named by its fields. Deleted messages, and
+ * echoes of the business's own messages with nothing to show, are left out by design, unnamed.
  */
 function skipOf(ev: unknown, where: string): SkippedPart | undefined {
   const event = ev as Record<string, unknown>;
@@ -214,10 +264,10 @@ function eventsOf(
 }
 
 /**
- * The contacts' messages, reactions, button taps and receipts in one webhook of a Facebook Page (Messenger, object
- * "page") or an Instagram professional account (object "instagram"). Other events (opt-ins, referrals, hand-over
- * between apps, standby) carry nothing for the conversation and are skipped; a shape Meta does not send is a 400
- * naming where it is wrong. An event whose text cannot be stored (NUL, a lone surrogate) is refused alone, in
+ * The contacts' messages, reactions, button taps and receipts, and the business's own messages to them (echoes), in
+ * one webhook of a Facebook Page (Messenger, object "page") or an Instagram professional account (object
+ * "instagram"). Other events (opt-ins, referrals, hand-over between apps, standby) carry nothing for the conversation
+ * and are skipped; a shape Meta does not send is a 400 naming where it is wrong. An event whose text cannot be stored (NUL, a lone surrogate) is refused alone, in
  * `refused`. With `ownId`, the entries of another Page or account are skipped.
  */
 export function parseMetaMessagingWebhook(channel: MetaChannel, body: unknown, ownId?: string): MetaMessagingWebhook {
@@ -235,9 +285,9 @@ export function parseMetaMessagingWebhook(channel: MetaChannel, body: unknown, o
 /**
  * The webhook's events as entries, one each: a contact's message known by its id and its sender, whose messages
  * are processed in order; receipts; an event of a shape Meta does not send, kept as it is (its job cannot process
- * it and says why). Events that carry nothing for the conversation are skipped, each named in `skipped` (opt-ins,
- * events with no field the gateway knows) but for echoes of the business's own messages; one whose text cannot be
- * stored is refused alone.
+ * it and says why). A message of the business to a contact (an echo) is an entry in that contact's turn. Events that
+ * carry nothing for the conversation are skipped, each named in `skipped` (opt-ins, events with no field the gateway
+ * knows); one whose text cannot be stored is refused alone.
  */
 export function metaMessagingEntries(channel: MetaChannel, body: unknown, ownId: string): WebhookEntries {
   const entries: InboundEntry[] = [];
@@ -259,7 +309,10 @@ export function metaMessagingEntries(channel: MetaChannel, body: unknown, ownId:
       continue;
     }
     const [inbound] = out.messages;
+    // The business's message takes the contact's turn: it is read in order with what the contact wrote around it.
+    const [sent] = out.sent ?? [];
     if (inbound) entries.push({ kind: 'message', where, key: inbound.providerMessageId, sender: inbound.from, raw });
+    else if (sent) entries.push({ kind: 'message', where, key: sent.providerMessageId, sender: sent.to, raw });
     else if (out.statuses.length || out.watermarks.length)
       entries.push({ kind: 'status', where, key: null, sender: null, raw });
     else {
@@ -274,5 +327,5 @@ export function metaMessagingEntries(channel: MetaChannel, body: unknown, ownId:
 export function parseMetaMessagingEntry(channel: MetaChannel, entry: InboundEntry): Inbound {
   const out: MetaMessagingWebhook = { messages: [], statuses: [], watermarks: [] };
   readEvent(channel, entry.raw, entry.where, out);
-  return { messages: out.messages, statuses: out.statuses, readMarks: out.watermarks };
+  return { messages: out.messages, statuses: out.statuses, readMarks: out.watermarks, sent: out.sent ?? [] };
 }
