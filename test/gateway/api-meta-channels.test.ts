@@ -612,3 +612,42 @@ describe("the Page's own messages (echoes)", () => {
     expect((await api(ctx.gw, account, 'GET', `conversations/${conversationId}`)).body.bot.active).toBe(true);
   });
 });
+
+test("a sticker (Messenger's like button among them) is kept as the lead's reaction: neither the bot nor a hand-off notice answers it", async () => {
+  const { account, hook } = await connected('messenger');
+  const lead = psid();
+  const at = () => clockOf(ctx.gw);
+  await postWebhook(
+    account,
+    'messenger',
+    event('messenger', lead, { message: { mid: unique('mid'), text: 'Hi' } }, at()),
+  );
+  await untilIdle(ctx.gw);
+  const sticker = (id: number) =>
+    event(
+      'messenger',
+      lead,
+      {
+        message: {
+          mid: unique('mid'),
+          sticker_id: id,
+          attachments: [{ type: 'image', payload: { url: `https://scontent.xx.fbcdn.net/${id}.png`, sticker_id: id } }],
+        },
+      },
+      at(),
+    );
+  await postWebhook(account, 'messenger', sticker(369239263222822));
+  await postWebhook(account, 'messenger', sticker(126361874215276));
+  await untilIdle(ctx.gw);
+  const conversation = await contactOf(account, lead);
+  const messages = await messagesOf(account, conversation.contact.id);
+  expect(messages.map((m) => [m.direction, m.messageType, m.body, m.media?.url ?? null])).toEqual([
+    ['incoming', 'text', 'Hi', null],
+    ['outgoing', 'text', expect.any(String), null],
+    ['incoming', 'reaction', '👍', null],
+    ['incoming', 'reaction', '', 'https://scontent.xx.fbcdn.net/126361874215276.png'],
+  ]);
+  expect(conversation).toMatchObject({ status: 'active', bot: { active: true } });
+  expect(sends(lead)).toHaveLength(1);
+  expect(hook.requests.filter((r) => r.body?.type === 'handoff')).toHaveLength(0);
+});

@@ -102,10 +102,23 @@ function echo(channel: MetaChannel, m: Record<string, unknown>, event: Record<st
   return body || media.length ? { channel, providerMessageId: mid, to, body, media } : undefined;
 }
 
+/** Messenger's like button: a thumbs-up sticker, in its three sizes (the longer it is held, the larger). */
+const LIKE_STICKERS: ReadonlySet<string> = new Set(['369239263222822', '369239343222814', '369239383222810']);
+
+/** The sticker a message is, when it is one: Meta names it in the message or in its attachment. */
+function stickerOf(m: Record<string, unknown>): string | undefined {
+  const ids = [m.sticker_id, ...(Array.isArray(m.attachments) ? m.attachments : [])].map((v) =>
+    isRecord(v) ? (isRecord(v.payload) ? v.payload.sticker_id : undefined) : v,
+  );
+  const id = ids.find((v) => (typeof v === 'number' && Number.isSafeInteger(v)) || (typeof v === 'string' && v));
+  return id === undefined ? undefined : String(id);
+}
+
 /**
  * A contact's message: its text (a quick reply's is the option's text), each file as Meta's address of it, and the
- * story a reply or a mention is about. Deleted ones and those with nothing the gateway can show (stickers Instagram
- * does not support) are skipped.
+ * story a reply or a mention is about. A sticker asks nothing, as an emoji reaction asks nothing: it is kept as a
+ * reaction, Messenger's like button as 👍 and any other as its picture. Deleted ones and those with nothing the
+ * gateway can show (stickers Instagram does not support) are skipped.
  */
 function message(channel: MetaChannel, event: Record<string, unknown>, where: string): InboundMessage | undefined {
   const m = record(event.message, `${where}.message`);
@@ -120,7 +133,31 @@ function message(channel: MetaChannel, event: Record<string, unknown>, where: st
   const story = isRecord(m.reply_to) && isRecord(m.reply_to.story) ? httpUrl(m.reply_to.story.url) : undefined;
   if (story) media.push({ url: story, contentType: UNKNOWN_TYPE });
   if (!body && !media.length) return undefined;
-  return { channel, providerMessageId: mid, from, body, media, profileName: null, sentAt: sentAt(event.timestamp) };
+  const sticker = body ? undefined : stickerOf(m);
+  const at = sentAt(event.timestamp);
+  if (sticker && LIKE_STICKERS.has(sticker))
+    return {
+      channel,
+      providerMessageId: mid,
+      from,
+      messageType: 'reaction',
+      body: '👍',
+      media: [],
+      profileName: null,
+      sentAt: at,
+    };
+  if (sticker)
+    return {
+      channel,
+      providerMessageId: mid,
+      from,
+      messageType: 'reaction',
+      body,
+      media,
+      profileName: null,
+      sentAt: at,
+    };
+  return { channel, providerMessageId: mid, from, body, media, profileName: null, sentAt: at };
 }
 
 /**
