@@ -651,3 +651,26 @@ test("a sticker (Messenger's like button among them) is kept as the lead's react
   expect(sends(lead)).toHaveLength(1);
   expect(hook.requests.filter((r) => r.body?.type === 'handoff')).toHaveLength(0);
 });
+
+test('a message the lead deleted (unsent) loses its text: the conversation (which the bot reads) and its last message no longer hold it', async () => {
+  const { account } = await connected('instagram', { bot: { active: false } });
+  const lead = psid();
+  const at = () => clockOf(ctx.gw);
+  const said = (mid: string, body: string) => event('instagram', lead, { message: { mid, text: body } }, at());
+  await postWebhook(account, 'instagram', said(unique('mid'), 'Hi'));
+  const mid = unique('mid');
+  await postWebhook(account, 'instagram', said(mid, 'My card is 4111 1111 1111 1111'));
+  await untilIdle(ctx.gw);
+  const unsent = event('instagram', lead, { message: { mid, is_deleted: true } }, at());
+  await postWebhook(account, 'instagram', unsent);
+  await postWebhook(account, 'instagram', unsent);
+  await untilIdle(ctx.gw);
+  const conversation = await contactOf(account, lead);
+  const messages = await messagesOf(account, conversation.contact.id);
+  expect(messages.map((m) => [m.body, m.status, m.media])).toEqual([
+    ['Hi', 'received', null],
+    ['', 'deleted', null],
+  ]);
+  expect(conversation.lastMessage).toMatchObject({ body: '', status: 'deleted' });
+  expect(JSON.stringify(await api(ctx.gw, account, 'GET', `conversations/${conversation.id}`))).not.toContain('4111');
+});

@@ -527,7 +527,7 @@ describe('webhook payloads', () => {
     ]);
   });
 
-  test("the business's own messages (echoes) are told as the business's, to the contact; deleted ones and other events are skipped", () => {
+  test("the business's own messages (echoes) are told as the business's, to the contact; deleted ones as the contact's deletions; other events are skipped", () => {
     const parsed = m.parseMetaMessagingWebhook(
       'messenger',
       page(
@@ -549,6 +549,7 @@ describe('webhook payloads', () => {
       sent: [
         { channel: 'messenger', providerMessageId: 'm_echo', to: PSID, body: 'Sent from the Page inbox', media: [] },
       ],
+      unsent: [{ channel: 'messenger', providerMessageId: 'm_del', from: PSID }],
     });
   });
 

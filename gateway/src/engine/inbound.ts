@@ -15,6 +15,7 @@ import type { Engine } from './ports/providers.js';
 import { applyStatusUpdate, applyWatermark } from './message-status.js';
 import { receiveOnChannel } from './receive.js';
 import { recordBusinessMessage } from './business-messages.js';
+import { withdrawMessage } from './unsent-messages.js';
 
 /**
  * A verified webhook's entries, each stored as an `inbound` job in one transaction, before the provider is answered:
@@ -56,7 +57,7 @@ export async function processEntry(gw: Engine, job: InboundJob, keepTurn: boolea
   try {
     if (account && adapter && (await ofErasedSender(gw, job))) await keepStopsOf(gw, account, adapter, job.entry);
     else if (account && adapter) {
-      const { messages, statuses, readMarks, sent = [] } = adapter.parse(job.entry);
+      const { messages, statuses, readMarks, sent = [], unsent = [] } = adapter.parse(job.entry);
       for (const message of messages)
         await receiveFromProvider(gw, account, adapter, message, job.takenAt).catch((err: unknown) =>
           droppedIfErased(gw, account, message, err),
@@ -64,6 +65,7 @@ export async function processEntry(gw: Engine, job: InboundJob, keepTurn: boolea
       for (const status of statuses) if (!(await applyStatusUpdate(gw, account, status, adapter.name))) unknown = true;
       for (const mark of readMarks) await applyWatermark(gw, account, mark);
       for (const message of sent) await recordBusinessMessage(gw, account, message);
+      for (const message of unsent) await withdrawMessage(gw, account, message);
     }
   } catch (err) {
     if (keepTurn && isUnprocessable(err)) await gw.store.transact((tx) => endTurn(tx, job));

@@ -6,6 +6,7 @@ import type {
   InboundMessage,
   MetaProfile,
   StatusUpdate,
+  UnsentMessage,
   Watermark,
 } from './channel-provider.js';
 
@@ -49,6 +50,8 @@ export interface Inbound<Message = InboundMessage> {
   readMarks: Watermark[];
   /** Messages the business sent the contact, as the provider tells of them (Meta's echoes); none when absent. */
   sent?: BusinessMessage[];
+  /** Messages the contact deleted (Meta's "unsend"); none when absent. */
+  unsent?: UnsentMessage[];
 }
 
 /** A file a provider hosts for a contact's message (a photo, a voice note, a document). */

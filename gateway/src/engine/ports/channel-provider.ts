@@ -98,6 +98,15 @@ export interface BusinessMessage {
   media: Array<{ url: string; contentType: string }>;
 }
 
+/** A message the contact deleted ("unsent") on Messenger or Instagram, as Meta tells of it. */
+export interface UnsentMessage {
+  channel: MetaChannel;
+  /** Meta's id of the message deleted. */
+  providerMessageId: string;
+  /** The contact's id on the platform, who sent and deleted it. */
+  from: string;
+}
+
 /** A contact's profile as Meta's profile API gives it, when it does. */
 export interface MetaProfile {
   firstName: string | null;

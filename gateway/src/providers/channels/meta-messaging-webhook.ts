@@ -7,6 +7,7 @@ import type {
   InboundMessage,
   MetaChannel,
   StatusUpdate,
+  UnsentMessage,
   Watermark,
 } from '../../engine/ports/channel-provider.js';
 import { isRecord, kindName, list, record, str } from './meta-graph.js';
@@ -19,6 +20,8 @@ export interface MetaMessagingWebhook {
   watermarks: Watermark[];
   /** The business's own messages to contacts (echoes), when there were any. */
   sent?: BusinessMessage[];
+  /** The messages contacts deleted, when there were any. */
+  unsent?: UnsentMessage[];
   /** The events refused for their text, when there were any. */
   refused?: RefusedPart[];
 }
@@ -117,12 +120,11 @@ function stickerOf(m: Record<string, unknown>): string | undefined {
 /**
  * A contact's message: its text (a quick reply's is the option's text), each file as Meta's address of it, and the
  * story a reply or a mention is about. A sticker asks nothing, as an emoji reaction asks nothing: it is kept as a
- * reaction, Messenger's like button as 👍 and any other as its picture. Deleted ones and those with nothing the
- * gateway can show (stickers Instagram does not support) are skipped.
+ * reaction, Messenger's like button as 👍 and any other as its picture. Those with nothing the gateway can show
+ * (stickers Instagram does not support) are skipped.
  */
 function message(channel: MetaChannel, event: Record<string, unknown>, where: string): InboundMessage | undefined {
   const m = record(event.message, `${where}.message`);
-  if (m.is_deleted === true) return undefined;
   const mid = str(m.mid);
   if (!mid) throw badRequest(`${where}.message.mid is missing`);
   const from = contactOf(event, where, PLATFORMS[channel]);
@@ -230,6 +232,10 @@ function readEvent(channel: MetaChannel, ev: unknown, where: string, out: MetaMe
   if (isRecord(m) && m.is_echo === true) {
     const sent = echo(channel, m, event, where);
     if (sent) (out.sent ??= []).push(sent);
+  } else if (isRecord(m) && m.is_deleted === true) {
+    const mid = str(m.mid);
+    if (!mid) throw badRequest(`${where}.message.mid is missing`);
+    (out.unsent ??= []).push({ channel, providerMessageId: mid, from: contactOf(event, where, PLATFORMS[channel]) });
   } else if (event.message !== undefined) inbound = message(channel, event, where);
   else if (event.reaction !== undefined) inbound = reaction(channel, event, where);
   else if (event.postback !== undefined) inbound = postback(channel, event, where);
@@ -348,8 +354,13 @@ export function metaMessagingEntries(channel: MetaChannel, body: unknown, ownId:
     const [inbound] = out.messages;
     // The business's message takes the contact's turn: it is read in order with what the contact wrote around it.
     const [sent] = out.sent ?? [];
+    // The deletion comes after its message, in the contact's turn; its key is its own, or it would be taken for the
+    // message, delivered again.
+    const [unsent] = out.unsent ?? [];
     if (inbound) entries.push({ kind: 'message', where, key: inbound.providerMessageId, sender: inbound.from, raw });
     else if (sent) entries.push({ kind: 'message', where, key: sent.providerMessageId, sender: sent.to, raw });
+    else if (unsent)
+      entries.push({ kind: 'message', where, key: `${unsent.providerMessageId}:deleted`, sender: unsent.from, raw });
     else if (out.statuses.length || out.watermarks.length)
       entries.push({ kind: 'status', where, key: null, sender: null, raw });
     else {
@@ -364,5 +375,11 @@ export function metaMessagingEntries(channel: MetaChannel, body: unknown, ownId:
 export function parseMetaMessagingEntry(channel: MetaChannel, entry: InboundEntry): Inbound {
   const out: MetaMessagingWebhook = { messages: [], statuses: [], watermarks: [] };
   readEvent(channel, entry.raw, entry.where, out);
-  return { messages: out.messages, statuses: out.statuses, readMarks: out.watermarks, sent: out.sent ?? [] };
+  return {
+    messages: out.messages,
+    statuses: out.statuses,
+    readMarks: out.watermarks,
+    sent: out.sent ?? [],
+    unsent: out.unsent ?? [],
+  };
 }
