@@ -3,79 +3,28 @@ import {
   api,
   createAccount,
   poll,
-  Receiver,
-  request,
-  twilioSignature,
   uniquePhone,
   untilIdle,
   useGateway,
-  type Answer,
-  type Received,
   type TestAccount,
 } from './api-support';
-import { processed } from '../helpers/inbound';
 import { twilio } from '../helpers/provider-accounts';
+import { flakyTwilio } from './flaky-twilio';
 
 /**
  * A lead who says STOP from their phone hears nothing more: also not a message that was on its way to them when they
  * said it, the provider down and its send waiting for a retry.
  */
-const PUBLIC_URL = 'https://chat.example.test';
-/** Numbers whose next sends Twilio refuses for now (503), as when it is down. */
-const down = new Map<string, number>();
-let sent = 0;
-
-function respond(_n: number, req: Received): Answer {
-  if (!req.path.endsWith('/Messages.json')) return { status: 404 };
-  const to = new URLSearchParams(req.raw).get('To') ?? '';
-  const failures = down.get(to) ?? 0;
-  if (failures > 0) {
-    down.set(to, failures - 1);
-    return { status: 503, body: JSON.stringify({ code: 20500, message: 'Service unavailable', status: 503 }) };
-  }
-  return { status: 201, body: JSON.stringify({ sid: `SM${String(++sent).padStart(32, '0')}`, status: 'queued' }) };
-}
-
-const env: Record<string, string> = { LEADCHAT_JOB_POLL: '100ms', LEADCHAT_PUBLIC_URL: PUBLIC_URL };
-let provider: Receiver;
-beforeAll(async () => {
-  provider = await Receiver.start(respond);
-  env.LEADCHAT_TWILIO_API_URL = provider.url.replace(/\/hook$/, '');
-});
-const ctx = useGateway(env);
-afterAll(() => provider.close());
+const twilioStandIn = flakyTwilio('https://chat.example.test');
+const { down, sendsTo } = twilioStandIn;
+const ctx = useGateway(twilioStandIn.env);
+const sms = (account: TestAccount, from: string, body: string) => twilioStandIn.sms(ctx.gw, account, from, body);
 
 async function twilioAccount(): Promise<TestAccount> {
   const account = await createAccount(ctx.gw);
   expect((await api(ctx.gw, account, 'PUT', 'channels/twilio', { body: twilio })).status).toBe(200);
   return account;
 }
-
-let sids = 0;
-function sms(account: TestAccount, from: string, body: string) {
-  const path = `/v1/channels/twilio/${account.id}/incoming`;
-  const params = {
-    MessageSid: `SM${String(++sids).padStart(4, '0')}${'f'.repeat(28)}`,
-    AccountSid: twilio.accountSid,
-    From: from,
-    To: twilio.from,
-    Body: body,
-    NumMedia: '0',
-  };
-  return processed(
-    ctx.gw,
-    request(ctx.gw, 'POST', path, {
-      headers: {
-        'content-type': 'application/x-www-form-urlencoded',
-        'x-twilio-signature': twilioSignature(twilio.authToken, PUBLIC_URL + path, params),
-      },
-      body: new URLSearchParams(params).toString(),
-    }),
-  );
-}
-
-const sendsTo = (phone: string) =>
-  provider.requests.filter((r) => r.path.endsWith('/Messages.json') && new URLSearchParams(r.raw).get('To') === phone);
 
 test("a team reply waiting for Twilio to come back is not sent once the lead said STOP; the STOP's confirmation is", async () => {
   const account = await twilioAccount();
