@@ -129,6 +129,20 @@ test('a delayed opening waiting for the window keeps to the window the campaign 
   expect(await sentAt(account, lead!)).toEqual(['2027-12-06T02:15:00.000Z']);
 });
 
+/** A new account's campaign of a window from 08:00 to 20:00 in `timezone`: the answer to its creation. */
+async function campaignInZone(timezone: string) {
+  const account = await createAccount(ctx.gw);
+  const list = (await api(ctx.gw, account, 'POST', 'lists', { body: { name: 'Leads' } })).body;
+  return api(ctx.gw, account, 'POST', 'campaigns', {
+    body: {
+      name: 'Spring',
+      channel: 'sms',
+      listId: list.id,
+      sendingWindow: { start: '08:00', end: '20:00', timezone },
+    },
+  });
+}
+
 test.each([
   ['Etc/GMT-1', /fixed offset/],
   ['Etc/GMT+5', /fixed offset/],
@@ -139,16 +153,7 @@ test.each([
 ])(
   'a window in %s, clocks that keep no daylight-saving time, is refused naming its time zone',
   async (timezone, message) => {
-    const account = await createAccount(ctx.gw);
-    const list = (await api(ctx.gw, account, 'POST', 'lists', { body: { name: 'Leads' } })).body;
-    const res = await api(ctx.gw, account, 'POST', 'campaigns', {
-      body: {
-        name: 'Spring',
-        channel: 'sms',
-        listId: list.id,
-        sendingWindow: { start: '08:00', end: '20:00', timezone },
-      },
-    });
+    const res = await campaignInZone(timezone);
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe('INVALID_SENDING_WINDOW');
     expect(res.body.error.fields).toEqual([
@@ -162,16 +167,7 @@ test.each([
   ['CET', 'Europe/Brussels'],
   ['US/Eastern', 'America/New_York'],
 ])('a window in %s is kept as %s', async (timezone, kept) => {
-  const account = await createAccount(ctx.gw);
-  const list = (await api(ctx.gw, account, 'POST', 'lists', { body: { name: 'Leads' } })).body;
-  const res = await api(ctx.gw, account, 'POST', 'campaigns', {
-    body: {
-      name: 'Spring',
-      channel: 'sms',
-      listId: list.id,
-      sendingWindow: { start: '08:00', end: '20:00', timezone },
-    },
-  });
+  const res = await campaignInZone(timezone);
   expect(res.status).toBe(201);
   expect(res.body.sendingWindow.timezone).toBe(kept);
 });
