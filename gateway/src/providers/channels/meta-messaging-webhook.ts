@@ -66,7 +66,7 @@ function recipientOf(event: Record<string, unknown>, where: string, platform: Pl
   const id = isRecord(event.recipient) ? event.recipient.id : undefined;
   if (id === undefined || id === null || id === '') throw badRequest(`${where}.recipient.id is missing`);
   if (typeof id !== 'string' || !USER_ID.test(id))
-    throw badRequest(`${where}.recipient.id: "${String(id).slice(0, 40)}" is not ${platform.userId}`);
+    throw badRequest(`${where}.recipient.id: "${excerpt(String(id), 40)}" is not ${platform.userId}`);
   return id;
 }
 
@@ -137,28 +137,19 @@ function message(channel: MetaChannel, event: Record<string, unknown>, where: st
   if (!body && !media.length) return undefined;
   const sticker = body ? undefined : stickerOf(m);
   const at = sentAt(event.timestamp);
-  if (sticker && LIKE_STICKERS.has(sticker))
+  if (sticker) {
+    const like = LIKE_STICKERS.has(sticker);
     return {
       channel,
       providerMessageId: mid,
       from,
       messageType: 'reaction',
-      body: '👍',
-      media: [],
+      body: like ? '👍' : body,
+      media: like ? [] : media,
       profileName: null,
       sentAt: at,
     };
-  if (sticker)
-    return {
-      channel,
-      providerMessageId: mid,
-      from,
-      messageType: 'reaction',
-      body,
-      media,
-      profileName: null,
-      sentAt: at,
-    };
+  }
   return { channel, providerMessageId: mid, from, body, media, profileName: null, sentAt: at };
 }
 
