@@ -165,6 +165,11 @@ describe("LeadChat node: lists, campaign updates and a message's delivery status
     const missing = await runLeadChat(host, { resource: 'message', operation: 'get', messageId: 'msg_nothing' });
     expect(missing.error?.httpCode).toBe('404');
     expect(missing.error?.description).toMatch(/Check the Message ID/);
+    // An ID mapped from a field that holds null is empty, not the text "null" looked up as an ID.
+    const unmapped = await runLeadChat(host, { resource: 'message', operation: 'get', messageId: '={{ $json.id }}' }, [
+      { json: { id: null } },
+    ]);
+    expect(unmapped.error?.message).toBe('Message ID is empty');
   });
 
   test("Message › Get Many: a contact's messages, oldest first, one item each; Return All walks every page, Limit stops", async () => {

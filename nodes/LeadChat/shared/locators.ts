@@ -1,4 +1,5 @@
 import { NodeOperationError, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
+import { textOf } from './text';
 
 /** A contact, found by a search on the server or given by ID. */
 export const contactLocator: INodeProperties = {
@@ -82,7 +83,7 @@ export function readPicked(
   itemIndex: number,
   description?: string,
 ): string {
-  const value = String(this.getNodeParameter(name, itemIndex, '', { extractValue: true }) ?? '').trim();
+  const value = textOf(this.getNodeParameter(name, itemIndex, '', { extractValue: true })).trim();
   if (!value) throw new NodeOperationError(this.getNode(), `${what} is empty`, { itemIndex, description });
   return value;
 }

@@ -1,4 +1,5 @@
 import { NodeOperationError, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
+import { textOf } from '../../shared/text';
 
 /** A campaign, picked from the account's campaigns (GET /campaigns) or given by ID. */
 export const campaignLocator: INodeProperties = {
@@ -31,7 +32,7 @@ export const campaignLocator: INodeProperties = {
 
 /** The campaign ID of one item, or the item fails before any request is sent. */
 export function readCampaignId(this: IExecuteFunctions, itemIndex: number): string {
-  const campaignId = String(this.getNodeParameter('campaign', itemIndex, '', { extractValue: true }) ?? '').trim();
+  const campaignId = textOf(this.getNodeParameter('campaign', itemIndex, '', { extractValue: true })).trim();
   if (!campaignId) {
     throw new NodeOperationError(this.getNode(), 'Campaign is empty', {
       itemIndex,

@@ -104,7 +104,7 @@ function readHistory(
  */
 export async function execute(this: IExecuteFunctions, itemIndex: number, settings: RunSettings): Promise<IDataObject> {
   const campaignId = readCampaignId.call(this, itemIndex);
-  const message = String(this.getNodeParameter('message', itemIndex, '')).trim();
+  const message = textOf(this.getNodeParameter('message', itemIndex, '')).trim();
   if (!message) {
     throw new NodeOperationError(this.getNode(), 'Message is empty', {
       itemIndex,

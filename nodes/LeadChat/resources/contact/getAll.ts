@@ -5,6 +5,7 @@ import { forOperation } from '../../shared/display';
 import { readSimplify, simplifyContact, simplifyFields } from '../../shared/simplify';
 import type { RunSettings } from '../../shared/types';
 import { leadChatGetMany } from '../../transport/paginate';
+import { textOf } from '../../shared/text';
 
 export const description = forOperation('contact', 'getAll', [
   {
@@ -27,7 +28,7 @@ export async function execute(
   itemIndex: number,
   settings: RunSettings,
 ): Promise<IDataObject[]> {
-  const q = String(this.getNodeParameter('query', itemIndex, '')).trim();
+  const q = textOf(this.getNodeParameter('query', itemIndex, '')).trim();
   if (!q) {
     throw new NodeOperationError(this.getNode(), 'Search is empty', {
       itemIndex,

@@ -49,7 +49,7 @@ export const description = forOperation('conversation', 'sendAsTeamMember', [
  */
 export async function execute(this: IExecuteFunctions, itemIndex: number, settings: RunSettings): Promise<IDataObject> {
   const contactId = readContactId.call(this, itemIndex);
-  const text = String(this.getNodeParameter('text', itemIndex, ''));
+  const text = textOf(this.getNodeParameter('text', itemIndex, ''));
   if (!text.trim()) throw new NodeOperationError(this.getNode(), 'Text is empty', { itemIndex });
   const fields = this.getNodeParameter('additionalFields', itemIndex, {}) as {
     conversationId?: unknown;

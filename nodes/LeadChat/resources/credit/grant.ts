@@ -54,7 +54,7 @@ export const description = forOperation('credit', 'grant', [
 /** Spec §2.7 / §4.6 (agency accounts only). The key goes in x-api-key, the only way this endpoint takes it. */
 export async function execute(this: IExecuteFunctions, itemIndex: number, settings: RunSettings): Promise<IDataObject> {
   const node = this.getNode();
-  const email = String(this.getNodeParameter('email', itemIndex)).trim();
+  const email = textOf(this.getNodeParameter('email', itemIndex)).trim();
   const amount = Number(this.getNodeParameter('amount', itemIndex));
   if (!email) throw new NodeOperationError(node, 'Sub-Account Email is empty', { itemIndex });
   if (!Number.isFinite(amount) || amount <= 0) {
@@ -65,7 +65,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number, settin
   const description = textOf(fields.description).trim();
   if (description) body.description = description;
 
-  const idempotencyKey = String(this.getNodeParameter('idempotencyKey', itemIndex, '')).trim();
+  const idempotencyKey = textOf(this.getNodeParameter('idempotencyKey', itemIndex, '')).trim();
   const response = await leadChatRequest.call(this, {
     method: 'POST',
     path: '/subaccounts/credits',

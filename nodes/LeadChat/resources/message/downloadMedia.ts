@@ -3,6 +3,7 @@ import { NodeOperationError, type IExecuteFunctions } from 'n8n-workflow';
 import { forOperation } from '../../shared/display';
 import { ItemWithFile, type RunSettings } from '../../shared/types';
 import { CREDENTIAL_TYPE, leadChatFileRequest } from '../../transport/request';
+import { textOf } from '../../shared/text';
 
 export const description = forOperation('message', 'downloadMedia', [
   {
@@ -128,9 +129,8 @@ export async function execute(
   const credentials = await this.getCredentials(CREDENTIAL_TYPE);
   const baseUrl = String(credentials.baseUrl ?? '').trim();
   // The trigger's mediaUrl is null for a message with no file: an expression on it gives null, not ''.
-  const given = this.getNodeParameter('media', itemIndex, '') as unknown;
-  const value = given === null || given === undefined ? '' : String(given).trim();
-  const field = String(this.getNodeParameter('binaryPropertyName', itemIndex, 'data')).trim();
+  const value = textOf(this.getNodeParameter('media', itemIndex, '')).trim();
+  const field = textOf(this.getNodeParameter('binaryPropertyName', itemIndex, 'data')).trim();
   if (!field) {
     throw new NodeOperationError(this.getNode(), 'Put Output File in Field is empty', { itemIndex });
   }

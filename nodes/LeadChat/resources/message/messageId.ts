@@ -1,4 +1,5 @@
 import { NodeOperationError, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
+import { textOf } from '../../shared/text';
 
 /** The Message ID field of an operation on one message, described for what that operation takes. */
 export const messageIdField = (description: string): INodeProperties => ({
@@ -13,7 +14,7 @@ export const messageIdField = (description: string): INodeProperties => ({
 
 /** The Message ID of an item, trimmed; an empty one fails the item. */
 export function readMessageId(this: IExecuteFunctions, itemIndex: number): string {
-  const messageId = String(this.getNodeParameter('messageId', itemIndex, '')).trim();
+  const messageId = textOf(this.getNodeParameter('messageId', itemIndex, '')).trim();
   if (!messageId) throw new NodeOperationError(this.getNode(), 'Message ID is empty', { itemIndex });
   return messageId;
 }

@@ -179,10 +179,10 @@ export async function execute(this: IExecuteFunctions, itemIndex: number, settin
   const node = this.getNode();
   const messageType = this.getNodeParameter('messageType', itemIndex, 'text') as 'text' | 'reaction';
   const customData: IDataObject = {
-    messageSid: String(this.getNodeParameter('messageSid', itemIndex)).trim(),
-    fromId: String(this.getNodeParameter('fromId', itemIndex)).trim(),
-    toId: String(this.getNodeParameter('toId', itemIndex)).trim(),
-    body: String(this.getNodeParameter('text', itemIndex)),
+    messageSid: textOf(this.getNodeParameter('messageSid', itemIndex)).trim(),
+    fromId: textOf(this.getNodeParameter('fromId', itemIndex)).trim(),
+    toId: textOf(this.getNodeParameter('toId', itemIndex)).trim(),
+    body: textOf(this.getNodeParameter('text', itemIndex)),
   };
   const labels: Record<string, string> = {
     messageSid: 'Message ID',
@@ -207,8 +207,8 @@ export async function execute(this: IExecuteFunctions, itemIndex: number, settin
 
   const media = messageType === 'text' ? (this.getNodeParameter('media', itemIndex, 'none') as string) : 'none';
   if (media === 'url') {
-    customData.mediaUrl = String(this.getNodeParameter('mediaUrl', itemIndex)).trim();
-    customData.mediaContentType = String(this.getNodeParameter('mediaContentType', itemIndex)).trim();
+    customData.mediaUrl = textOf(this.getNodeParameter('mediaUrl', itemIndex)).trim();
+    customData.mediaContentType = textOf(this.getNodeParameter('mediaContentType', itemIndex)).trim();
     if (!customData.mediaUrl) throw new NodeOperationError(node, 'Media URL is empty', { itemIndex });
     if (!customData.mediaContentType) {
       throw new NodeOperationError(node, 'Media Content Type is empty', {
@@ -217,7 +217,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number, settin
       });
     }
   } else if (media === 'binary') {
-    const property = String(this.getNodeParameter('binaryPropertyName', itemIndex)).trim();
+    const property = textOf(this.getNodeParameter('binaryPropertyName', itemIndex)).trim();
     const binary = this.helpers.assertBinaryData(itemIndex, property);
     const contentType =
       (typeof fields.mediaContentType === 'string' && fields.mediaContentType.trim()) || binary.mimeType;
