@@ -1,6 +1,5 @@
-import { Client } from 'pg';
-import { BACKEND, removeDir } from '../helpers/gateway';
-import { openStoreOf } from '../helpers/stopped-store';
+import { removeDir } from '../helpers/gateway';
+import { forgetDone, openStoreOf } from '../helpers/stopped-store';
 import { startInProcess } from '../helpers/in-process';
 import {
   advanceClock,
@@ -328,27 +327,17 @@ test('a request an earlier release left waiting is asked again once the retry sc
  * again, and no walk of this release done yet.
  */
 async function asAnEarlierReleaseLeftIt(env: Record<string, string>, subId: string): Promise<void> {
-  const MARK = 'auto-recharge-requests-watched-1';
   const store = await openStoreOf(env);
   try {
     await store.transact(async (tx) => {
       await tx.update<any>('accounts', subId, {
         autoRecharge: { enabled: true, thresholdCents: 1000, amountCents: 5000, sequence: 1, pending: true },
       });
-      if (BACKEND === 'lowdb') await tx.remove('gateway_settings', MARK);
     });
   } finally {
     await store.close();
   }
-  if (BACKEND === 'postgres') {
-    const client = new Client({ connectionString: env.LEADCHAT_DATABASE_URL });
-    await client.connect();
-    try {
-      await client.query('DELETE FROM leadchat_settings WHERE name = $1', [MARK]);
-    } finally {
-      await client.end();
-    }
-  }
+  await forgetDone(env, ['auto-recharge-requests-watched-1']);
 }
 
 test('only an agency sets auto-recharge, and only for its own sub-accounts', async () => {

@@ -3,9 +3,8 @@ import path from 'node:path';
 import { consoleAccount, teamMember, withSession } from '../console/support';
 import { BACKEND, removeDir, tempDir } from '../helpers/gateway';
 import { startInProcess } from '../helpers/in-process';
-import { Client } from 'pg';
 import { dumpDatabase } from '../helpers/postgres';
-import { openStoreOf } from '../helpers/stopped-store';
+import { forgetDone, openStoreOf } from '../helpers/stopped-store';
 import { jobsWithStatus, processed } from '../helpers/inbound';
 import { twilio, whatsapp } from '../helpers/provider-accounts';
 import { createHmac } from 'node:crypto';
@@ -386,13 +385,6 @@ test('a hand-off delivery an earlier release stored, naming its contact only in 
   expect(await gw.stop()).toBe(0);
 
   // As the earlier release left it: the delivery names its contact in its payload only, and no start named it since.
-  const MARK = 'deliveries-by-contact-1';
-  if (BACKEND === 'postgres') {
-    const client = new Client({ connectionString: gw.env.LEADCHAT_DATABASE_URL });
-    await client.connect();
-    await client.query('DELETE FROM leadchat_settings WHERE name = $1', [MARK]);
-    await client.end();
-  }
   const store = await openStoreOf(gw.env);
   const old = (await store.scan<{ id: string; payload: { contactId?: string } }>('deliveries')).filter(
     (d) => d.payload.contactId === contactId,
@@ -400,9 +392,9 @@ test('a hand-off delivery an earlier release stored, naming its contact only in 
   expect(old).toHaveLength(1);
   await store.transact(async (tx) => {
     await tx.update<{ id: string; contactId: string | null }>('deliveries', old[0]!.id, { contactId: null });
-    if (BACKEND === 'lowdb') await tx.remove('gateway_settings', MARK);
   });
   await store.close();
+  await forgetDone(gw.env, ['deliveries-by-contact-1']);
 
   gw = await gateway(dataDir);
   await untilIdle(gw);

@@ -1,7 +1,6 @@
-import { Client } from 'pg';
-import { BACKEND, removeDir, tempDir } from '../helpers/gateway';
+import { removeDir, tempDir } from '../helpers/gateway';
 import { startInProcess, type InProcessGateway } from '../helpers/in-process';
-import { openStoreOf } from '../helpers/stopped-store';
+import { forgetDone, openStoreOf } from '../helpers/stopped-store';
 import {
   api,
   createAccount,
@@ -143,19 +142,12 @@ test('a delivery an earlier release left waiting, its receiver named nowhere but
   expect(await gw.stop()).toBe(0);
 
   // As the earlier release left it: the delivery names no receiver while pending, and no start named it since.
-  const MARK = 'pending-deliveries-named-1';
-  if (BACKEND === 'postgres') {
-    const client = new Client({ connectionString: gw.env.LEADCHAT_DATABASE_URL });
-    await client.connect();
-    await client.query('DELETE FROM leadchat_settings WHERE name = $1', [MARK]);
-    await client.end();
-  }
   const store = await openStoreOf(gw.env);
   await store.transact(async (tx) => {
     await tx.update<{ id: string; pendingTarget?: string | null }>('deliveries', delivery.id, { pendingTarget: null });
-    if (BACKEND === 'lowdb') await tx.remove('gateway_settings', MARK);
   });
   await store.close();
+  await forgetDone(gw.env, ['pending-deliveries-named-1']);
 
   gw = await startInProcess(ENV, dataDir);
   restarted.push(gw);

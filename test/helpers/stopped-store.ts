@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { Client } from 'pg';
 import type { CollectionSpec, Store } from '../../gateway/src/store/store.js' with { 'resolution-mode': 'import' };
 import { BACKEND } from './gateway';
 
@@ -14,4 +15,29 @@ export async function openStoreOf(env: Record<string, string>): Promise<Store> {
   }
   const { openLowdbStore } = await import(path.join(dist, 'store/lowdb/lowdb-store.js'));
   return openLowdbStore({ dir: path.join(env.LEADCHAT_DATA_DIR!, 'store'), collections });
+}
+
+/**
+ * Forgets that the gateway's one-off upgrade walks ran (their done marks), as storage an earlier release left holds
+ * none of them: in the database's settings on PostgreSQL, in the store's on the embedded one. The gateway is stopped.
+ */
+export async function forgetDone(env: Record<string, string>, marks: string[]): Promise<void> {
+  if (BACKEND === 'postgres') {
+    const client = new Client({ connectionString: env.LEADCHAT_DATABASE_URL });
+    await client.connect();
+    try {
+      await client.query('DELETE FROM leadchat_settings WHERE name = ANY($1)', [marks]);
+    } finally {
+      await client.end();
+    }
+    return;
+  }
+  const store = await openStoreOf(env);
+  try {
+    await store.transact(async (tx) => {
+      for (const mark of marks) await tx.remove('gateway_settings', mark);
+    });
+  } finally {
+    await store.close();
+  }
 }
