@@ -39,12 +39,21 @@ const httpUrl = (v: unknown): string | undefined => {
   return url && /^https?:\/\//i.test(url) ? url : undefined;
 };
 
-/** The contact's id on the platform, who sent the event. */
-function contactOf(event: Record<string, unknown>, where: string, platform: Platform): string {
-  const id = isRecord(event.sender) ? event.sender.id : undefined;
-  if (id === undefined || id === null || id === '') throw badRequest(`${where}.sender.id is missing`);
+/**
+ * The contact's id on the platform: who sent the event (`sender`), or, for a message of the business (an echo), whom
+ * it went to (`recipient`).
+ */
+function contactOf(
+  event: Record<string, unknown>,
+  where: string,
+  platform: Platform,
+  side: 'sender' | 'recipient' = 'sender',
+): string {
+  const party = event[side];
+  const id = isRecord(party) ? party.id : undefined;
+  if (id === undefined || id === null || id === '') throw badRequest(`${where}.${side}.id is missing`);
   if (typeof id !== 'string' || !USER_ID.test(id))
-    throw badRequest(`${where}.sender.id: "${excerpt(String(id), 40)}" is not ${platform.userId}`);
+    throw badRequest(`${where}.${side}.id: "${excerpt(String(id), 40)}" is not ${platform.userId}`);
   return id;
 }
 
@@ -59,15 +68,6 @@ function sentAt(timestamp: unknown): string | null {
 function watermarkOf(value: unknown): number | undefined {
   const n = typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value;
   return typeof n === 'number' && Number.isSafeInteger(n) && n > 0 ? n : undefined;
-}
-
-/** The contact a message of the business (an echo) went to. */
-function recipientOf(event: Record<string, unknown>, where: string, platform: Platform): string {
-  const id = isRecord(event.recipient) ? event.recipient.id : undefined;
-  if (id === undefined || id === null || id === '') throw badRequest(`${where}.recipient.id is missing`);
-  if (typeof id !== 'string' || !USER_ID.test(id))
-    throw badRequest(`${where}.recipient.id: "${excerpt(String(id), 40)}" is not ${platform.userId}`);
-  return id;
 }
 
 /** A message's text, '' without one. */
@@ -99,7 +99,7 @@ function echo(channel: MetaChannel, m: Record<string, unknown>, event: Record<st
   if (m.is_deleted === true) return undefined;
   const mid = str(m.mid);
   if (!mid) throw badRequest(`${where}.message.mid is missing`);
-  const to = recipientOf(event, where, PLATFORMS[channel]);
+  const to = contactOf(event, where, PLATFORMS[channel], 'recipient');
   const body = textOf(m, where);
   const media = filesOf(m, where);
   return body || media.length ? { channel, providerMessageId: mid, to, body, media } : undefined;
