@@ -1,5 +1,5 @@
 import type { ComponentChildren } from 'preact';
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { Button } from './button.js';
 
 /**
@@ -22,7 +22,7 @@ export function ConfirmAction(props: {
   // Cancelled or done, the question goes: the focus goes back to the first button, not to the top of the page.
   const firstRef = useRef<HTMLButtonElement>(null);
   const asked = useRef(false);
-  useEffect(() => {
+  useLayoutEffect(() => {
     if (asking) confirmRef.current?.focus();
     else if (asked.current) firstRef.current?.focus();
     asked.current = asking;

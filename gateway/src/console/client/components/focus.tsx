@@ -1,4 +1,4 @@
-import { useEffect, useRef } from 'preact/hooks';
+import { useLayoutEffect, useRef } from 'preact/hooks';
 
 /**
  * For a control that goes once it has done its work (Retry, once the message is sent again): the browser drops the
@@ -9,7 +9,7 @@ import { useEffect, useRef } from 'preact/hooks';
 export function useFocusKept<T extends HTMLElement>(present: boolean) {
   const box = useRef<T>(null);
   const wasPressed = useRef(false);
-  useEffect(() => {
+  useLayoutEffect(() => {
     if (present) return;
     if (wasPressed.current && document.activeElement === document.body) box.current?.focus();
     wasPressed.current = false;

@@ -1,5 +1,5 @@
 import type { ComponentChildren } from 'preact';
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { canAct } from '../../../api-contract.js';
 import { mayOpen, PAGES, SIGN_IN_PATH, type ConsolePage } from '../../pages.js';
 import { leaveFor } from '../api.js';
@@ -35,7 +35,7 @@ export function Shell(props: {
   const [switching, setSwitching] = useState(false);
   const switchButton = useRef<HTMLButtonElement>(null);
   const credits = useCredits();
-  useEffect(() => {
+  useLayoutEffect(() => {
     setMenuOpen(false);
     if (first.current) first.current = false;
     else main.current?.querySelector<HTMLElement>('h1')?.focus();

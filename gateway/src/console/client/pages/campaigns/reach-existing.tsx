@@ -1,4 +1,4 @@
-import { useEffect, useRef } from 'preact/hooks';
+import { useLayoutEffect, useRef } from 'preact/hooks';
 import type { Campaign, ListContact, OpeningPrice, PageOf, Reached } from '../../answers.js';
 import { call, get, type ApiResult } from '../../api.js';
 import { CostWarning } from './opening-cost.js';
@@ -98,7 +98,7 @@ export function ReachQuestion(props: {
   onCancel: () => void;
 }) {
   const first = useRef<HTMLButtonElement>(null);
-  useEffect(() => first.current?.focus(), []);
+  useLayoutEffect(() => first.current?.focus(), []);
   const question = `${props.also ? 'Also message' : 'Message'} ${theContacts(props.count)}?`;
   return (
     <div

@@ -1,5 +1,5 @@
 import { canAct, MAX_PAGE_LIMIT } from '../../../../api-contract.js';
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import type { Conversation, PageOf, TeamMember } from '../../answers.js';
 import { get } from '../../api.js';
 import { PageTitle } from '../../components/shell.js';
@@ -72,7 +72,7 @@ export function InboxPage({ session }: { session: SessionInfo }) {
   // is not there), rather than to the top of the page with the thread's button gone.
   const closed = useRef<string | undefined>(undefined);
   const listHeading = useRef<HTMLHeadingElement>(null);
-  useEffect(() => {
+  useLayoutEffect(() => {
     if (open || closed.current === undefined) return;
     const item = document.querySelector<HTMLElement>(`.inbox-item[data-conversation="${CSS.escape(closed.current)}"]`);
     (item ?? listHeading.current)?.focus();

@@ -1,5 +1,5 @@
 import { Fragment } from 'preact';
-import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
+import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { answersOnly, TEXT_LIMITS } from '../../../../api-contract.js';
 import type { Contact, Conversation, Message, PageOf } from '../../answers.js';
 import { call, get, type ApiResult } from '../../api.js';
@@ -215,7 +215,7 @@ export function Thread(props: {
     },
   });
   const arrived = conversation !== undefined;
-  useEffect(() => {
+  useLayoutEffect(() => {
     if (arrived) heading.current?.focus();
   }, [arrived]);
 

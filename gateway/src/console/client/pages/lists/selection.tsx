@@ -1,5 +1,5 @@
 import type { ComponentChildren } from 'preact';
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 
 /**
  * Which item of a page is open (a campaign, a list), kept in the address as `?id=`: a reload or a shared link
@@ -16,7 +16,7 @@ export function useSelected() {
     return () => removeEventListener('popstate', listener);
   }, []);
   // As on a move between pages, the new view's heading takes focus, so a screen reader says where the user is.
-  useEffect(() => {
+  useLayoutEffect(() => {
     if (first.current) first.current = false;
     else document.querySelector<HTMLElement>('main h1')?.focus();
   }, [selected]);

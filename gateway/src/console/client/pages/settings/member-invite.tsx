@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { MEMBER_ROLES, type MemberRole } from '../../../../api-contract.js';
 import type { Invitation } from '../../answers.js';
 import { call } from '../../api.js';
@@ -75,7 +75,7 @@ export function InvitePanel(props: { onInvited: (invitation: Invitation) => void
 export function InviteLinkPanel(props: { invitation: Invitation }) {
   const box = useRef<HTMLDivElement>(null);
   const { invitation } = props;
-  useEffect(() => {
+  useLayoutEffect(() => {
     box.current?.querySelector('input')?.focus();
   }, [invitation.inviteUrl]);
   return (
