@@ -14,8 +14,8 @@ import {
 } from './api-support';
 
 /**
- * A webhook subscription deleted (an n8n workflow deactivated deletes its own) while its receiver was down: what was
- * waiting for it is settled at once, not when each retry comes due hours later. A bot's answer that only it was to
+ * A webhook subscription deleted (an n8n workflow deactivated deletes its own), or disabled by the gateway, while its
+ * receiver was down: what was waiting for it is settled at once, not when each retry comes due hours later. A bot's answer that only it was to
  * receive is failed then, and the conversation goes to the team now.
  */
 const ENV = {
@@ -125,6 +125,78 @@ test("deleting a subscription fails its waiting deliveries at once: a bot's answ
   expect((await answerOf()).status).toBe('failed');
   const notice = (await api(ctx.gw, account, 'GET', `contacts/${contactId}/messages`)).body.data.at(-1);
   expect(notice).toMatchObject({ author: 'system', body: HANDOFF_NOTICE });
+});
+
+test("a subscription disabled by a 410 fails its other waiting deliveries at once: a bot's answer only it took goes to the team now", async () => {
+  const account = await createAccount(ctx.gw);
+  const team = await receiver(200);
+  await subscribe(account, team.url, ['handoff', 'delivery_failed']);
+  // The chat widget's workflow is down, then answers 410 Gone: it asks for nothing more.
+  let gone = false;
+  const widget = await Receiver.start(() => ({ status: gone ? 410 : 503 }));
+  receivers.push(widget);
+  const widgetSub = await subscribe(account, widget.url, ['reply', 'message_received']);
+  const campaign = await api(ctx.gw, account, 'POST', 'campaigns', {
+    body: {
+      name: 'Clinic',
+      channel: 'custom',
+      customChannel: 'web-chat',
+      bot: { faqs: [{ question: 'What are your opening hours?', answer: 'We are open 9 to 5, Monday to Friday.' }] },
+    },
+  });
+  expect(campaign.status).toBe(201);
+  await api(ctx.gw, account, 'PUT', 'settings/bot', { body: { defaultCampaignId: campaign.body.id } });
+
+  const asked = await api(ctx.gw, account, 'POST', 'incoming_custom_channel_message', {
+    body: incoming({ fromId: unique('visitor'), channel: 'web-chat', body: 'What are your opening hours?' }),
+  });
+  expect(asked.status).toBe(200);
+  await untilIdle(ctx.gw);
+  const { contactId } = (await api(ctx.gw, account, 'GET', `messages/${asked.body.messageId}`)).body;
+  const messagesOf = async () => (await api(ctx.gw, account, 'GET', `contacts/${contactId}/messages`)).body.data;
+  const answer = (await messagesOf()).find((m: any) => m.author === 'bot');
+  // Refused once, the answer waits for its retry, an hour away.
+  const waiting = (await api(ctx.gw, account, 'GET', `messages/${answer.id}`)).body;
+  expect(waiting).toMatchObject({ status: 'pending', deliveries: [{ target: widgetSub, status: 'pending' }] });
+
+  // Another visitor writes: the widget answers that event 410 Gone, and its subscription is disabled.
+  gone = true;
+  await api(ctx.gw, account, 'POST', 'incoming_custom_channel_message', {
+    body: incoming({ fromId: unique('visitor'), channel: 'web-chat', body: 'Hello?' }),
+  });
+  await untilIdle(ctx.gw);
+  expect((await api(ctx.gw, account, 'GET', `webhooks/${widgetSub}`)).body).toMatchObject({
+    status: 'disabled',
+    disabledReason: 'gone',
+  });
+  const posted = widget.requests.length;
+
+  // The first visitor's answer failed now, its retry not awaited, saying why.
+  const failed = (await api(ctx.gw, account, 'GET', `messages/${answer.id}`)).body;
+  expect(failed).toMatchObject({ status: 'failed', error: 'The webhook subscription is disabled' });
+  expect(failed.deliveries).toEqual([
+    expect.objectContaining({
+      target: widgetSub,
+      status: 'failed',
+      nextAttemptAt: null,
+      attempts: [
+        expect.objectContaining({ status: 503 }),
+        expect.objectContaining({ status: null, error: 'The webhook subscription is disabled' }),
+      ],
+    }),
+  ]);
+  const event = (await api(ctx.gw, account, 'GET', `messages/${asked.body.messageId}`)).body.deliveries;
+  expect(event).toEqual([expect.objectContaining({ target: widgetSub, status: 'failed', nextAttemptAt: null })]);
+  // The team is told, and has the conversation: the contact is told a person will answer.
+  const toldOf = team.requests.filter((r) => r.body.contactId === contactId).map((r) => r.body.type);
+  expect(toldOf).toContain('delivery_failed');
+  const handoffs = team.requests.filter((r) => r.body.type === 'handoff' && r.body.contactId === contactId);
+  expect(handoffs.map((r) => r.body.reason)).toEqual(['reply_failed']);
+  const [conversation] = (await api(ctx.gw, account, 'GET', 'conversations', { query: { contactId } })).body.data;
+  expect(conversation).toMatchObject({ status: 'handed_off', handoff: { reason: 'reply_failed' } });
+  expect((await messagesOf()).at(-1)).toMatchObject({ author: 'system', body: HANDOFF_NOTICE });
+  // Nothing more is posted to the receiver that asked for none.
+  expect(widget.requests).toHaveLength(posted);
 });
 
 test('a delivery an earlier release left waiting, its receiver named nowhere but its target, is settled as its subscription goes', async () => {

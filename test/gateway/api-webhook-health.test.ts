@@ -66,13 +66,13 @@ describe('a receiver answering 410 Gone', () => {
     });
     expect((await api(ctx.gw, account, 'GET', 'webhooks')).body.data).toEqual([disabled.body]);
 
-    // The retry comes due: it is not posted, and the delivery ends failed, saying why.
+    // The delivery waiting for its retry ends failed at once, not posted, saying why; its retry posts nothing.
+    const [stopped] = await deliveriesOf(account, waiting);
+    expect(stopped).toMatchObject({ status: 'failed', nextAttemptAt: null });
+    expect(stopped.attempts.at(-1)).toMatchObject({ status: null, error: 'The webhook subscription is disabled' });
     await ctx.gw.advance('2h');
     await untilIdle(ctx.gw);
     expect(hook.requests).toHaveLength(2);
-    const [stopped] = await deliveriesOf(account, waiting);
-    expect(stopped).toMatchObject({ status: 'failed', nextAttemptAt: null });
-    expect(stopped.attempts.at(-1).error).toMatch(/disabled/);
 
     // A new event is not delivered to it at all.
     expect(await deliveriesOf(account, await contactWrites(account))).toEqual([]);
@@ -250,7 +250,7 @@ describe('a subscription failing for 5 days', () => {
     await contactWrites(account);
     const since = (await read()).failingSince;
     await ctx.gw.advance('4d');
-    await contactWrites(account);
+    const retried = await contactWrites(account);
     expect(await read()).toMatchObject({ status: 'enabled', failingSince: since });
 
     // A day later, an attempt fails again: 5 days of nothing but failures.
@@ -264,6 +264,14 @@ describe('a subscription failing for 5 days', () => {
       failingSince: since,
     });
     expect(Date.parse(disabled.disabledAt) - Date.parse(since)).toBeGreaterThanOrEqual(5 * 86_400_000);
+    // The retry that disabled it is not retried again: it failed at once, as every delivery still waiting did.
+    expect(await deliveriesOf(account, retried)).toMatchObject([
+      {
+        status: 'failed',
+        nextAttemptAt: null,
+        attempts: [{ status: 500 }, { status: 500 }, { status: null, error: 'The webhook subscription is disabled' }],
+      },
+    ]);
     const posted = hook.requests.length;
     expect(await deliveriesOf(account, await contactWrites(account))).toEqual([]);
     expect(hook.requests).toHaveLength(posted);

@@ -54,8 +54,8 @@ export interface Delivery {
   /** While a failed attempt waits for its retry: when the next one is due. */
   nextAttemptAt?: string | null;
   /**
-   * Its `target`, set only while it is pending: a subscription deleted finds by it the deliveries still waiting for
-   * it (engine/unsubscribe.ts), among however many it was sent.
+   * Its `target`, set only while it is pending: a subscription deleted or disabled finds by it the deliveries still
+   * waiting for it (engine/unsubscribe.ts), among however many it was sent.
    */
   pendingTarget?: string | null;
   /** Set by a retry of its message: the attempts before this index were an earlier round, not counted against the retry schedule. */
@@ -100,6 +100,9 @@ export const pendingDeliveriesTo = (r: Reader, target: string) => r.find<Deliver
 
 /** Why a delivery failed without being posted: its subscription was deleted while it waited. */
 export const SUBSCRIPTION_DELETED = 'The webhook subscription was deleted';
+
+/** Why a delivery failed without being posted: its subscription was disabled (410 Gone, or failing for days). */
+export const SUBSCRIPTION_DISABLED = 'The webhook subscription is disabled';
 
 /** The account's subscriptions, oldest first: all of them, as emit() needs. */
 export const subscriptionsOf = (r: Reader, accountId: string) =>
@@ -222,6 +225,6 @@ export async function receiverNow(
   const sub = await r.get<Subscription>('webhooks', delivery.target);
   if (!sub) return { gone: SUBSCRIPTION_DELETED };
   // Its retries stop with it: a receiver that asked for no more (410 Gone) gets none.
-  if (sub.disabledAt) return { gone: 'The webhook subscription is disabled' };
+  if (sub.disabledAt) return { gone: SUBSCRIPTION_DISABLED };
   return { url: sub.url, secrets: [sub.secret], subscription: sub };
 }

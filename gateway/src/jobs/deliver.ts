@@ -12,6 +12,7 @@ import { noAnswer, postSigned } from './post-signed.js';
 import { isTargetRefused } from '../outbound/target-policy.js';
 import { clockNow } from '../clock.js';
 import { withheldFromOptedOut } from '../engine/withheld-reply.js';
+import { endDisabledDeliveries } from '../engine/unsubscribe.js';
 
 const RETRYABLE = (status: number) => status === 408 || status === 429 || status >= 500;
 const MAX_RETRY_AFTER_MS = 6 * 3_600_000;
@@ -112,11 +113,14 @@ async function record(
     if (reply) await settleDeliveries(tx, reply);
     disabled = subscription ? await noteAttempt(tx, subscription, attempt, sent) : undefined;
   });
-  if (disabled)
+  if (disabled) {
     gw.log.warn(
       { webhook: disabled.id, account: disabled.accountId, reason: disabled.disabledReason },
       'webhook subscription disabled',
     );
+    // Its other deliveries (and this one, when it was to be retried) would only fail when their retries come due.
+    await endDisabledDeliveries(gw, disabled.id);
+  }
   if (status === 'failed')
     gw.log.warn({ delivery: delivery.id, event: delivery.event, error: attempt.error }, 'delivery failed');
   return retryAt !== undefined ? { retryAt } : undefined;
