@@ -94,3 +94,46 @@ test("a team reply waiting for the widget's retry is not posted once the visitor
   // Skipped, not failed: nobody is told of a failure, and the conversation is not handed to the team for it.
   expect(told.map(([type]) => type)).not.toContain('delivery_failed');
 });
+
+test("the STOP's answer goes at once: the reply waiting for the widget's retry is skipped then, not when its retry comes due", async () => {
+  const account: TestAccount = await createAccount(ctx.gw);
+  const text = 'Hi Ann, shall I book you in for Tuesday?';
+  const widget = await receiver((req) => req.body?.body === text);
+  expect(
+    (await api(ctx.gw, account, 'PUT', 'settings', { body: { customChannelWebhookUrl: widget.url } })).status,
+  ).toBe(200);
+
+  const fromId = unique('visitor');
+  expect((await write(account, fromId, 'Is the offer still on?')).status).toBe(200);
+  await untilIdle(ctx.gw);
+  const conversations = (await api(ctx.gw, account, 'GET', 'conversations?limit=200')).body.data as any[];
+  const contactId: string = conversations.find((c) => c.contact?.fromId === fromId).contactId;
+  const reply = await api(ctx.gw, account, 'POST', `contacts/${contactId}/messages`, { body: { body: text } });
+  expect(reply.status).toBe(201);
+  await untilIdle(ctx.gw);
+  // Refused once: the reply waits for its retry, an hour away.
+  expect((await api(ctx.gw, account, 'GET', `messages/${reply.body.id}`)).body.status).toBe('pending');
+
+  // The clock does not move: the STOP's confirmation is posted now, the reply skipped now.
+  expect((await write(account, fromId, 'STOP')).status).toBe(200);
+  await untilIdle(ctx.gw);
+  const posted = widget.requests.map((r) => r.body?.body);
+  expect(posted.filter((b) => b === text)).toHaveLength(1);
+  expect(posted.at(-1)).toMatch(/unsubscribed|opted out|STOP/i);
+  const skipped = (await api(ctx.gw, account, 'GET', `messages/${reply.body.id}`)).body;
+  expect(skipped).toMatchObject({ status: 'skipped', errorCode: 'CONTACT_OPTED_OUT' });
+  expect(skipped.deliveries).toEqual([
+    expect.objectContaining({
+      status: 'failed',
+      nextAttemptAt: null,
+      attempts: [expect.objectContaining({ status: 503 }), expect.objectContaining({ status: null })],
+    }),
+  ]);
+  const confirmation = (await api(ctx.gw, account, 'GET', `contacts/${contactId}/messages`)).body.data.at(-1);
+  expect(confirmation).toMatchObject({ author: 'system', status: 'sent' });
+
+  // Its retry, come due, posts nothing more.
+  await advanceClock(ctx.gw, '2h');
+  await untilIdle(ctx.gw);
+  expect(widget.requests.map((r) => r.body?.body)).toEqual(posted);
+});

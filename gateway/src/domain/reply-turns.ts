@@ -1,6 +1,6 @@
 import type { Tx } from '../store/store.js';
 import type { EventPayload } from './events.js';
-import { deliverJob, newDelivery, type Delivery } from './webhooks.js';
+import { deliverJob, newDelivery, OWNER_TARGET, subscriptionsOf, type Delivery } from './webhooks.js';
 
 /**
  * A conversation's replies reach each receiver of replies in the order they were made: a chat window shows them as
@@ -50,4 +50,17 @@ export async function leaveTurn(tx: Tx, delivery: Delivery): Promise<Partial<Del
   if (!delivery.turn) return {};
   if (delivery.next) await tx.enqueue(deliverJob({ ...delivery, id: delivery.next }));
   return { turn: null, next: null };
+}
+
+/**
+ * The replies of a conversation still waiting in a turn, to any receiver of the account (for their retry, or behind
+ * one waiting for it): their messages' ids, in one order.
+ */
+export async function repliesWaitingOn(tx: Tx, accountId: string, conversationId: string): Promise<string[]> {
+  const targets = [OWNER_TARGET, ...(await subscriptionsOf(tx, accountId)).map((s) => s.id)];
+  const ids = new Set<string>();
+  for (const target of targets)
+    for (const d of await tx.find<Delivery>('deliveries', 'turn', [turnOf(conversationId, target)]))
+      if (d.messageId) ids.add(d.messageId);
+  return [...ids].sort();
 }

@@ -1,9 +1,10 @@
 import type { Gateway } from '../context.js';
 import type { Contact } from '../domain/contacts.js';
 import { deliveriesOf, type Message } from '../domain/messages.js';
-import { leaveTurn } from '../domain/reply-turns.js';
+import { leaveTurn, repliesWaitingOn } from '../domain/reply-turns.js';
 import type { Delivery } from '../domain/webhooks.js';
 import { now } from '../ids.js';
+import type { Tx } from '../store/store.js';
 import { changeStatus } from './message-status.js';
 import { OPTED_OUT } from './sending.js';
 
@@ -19,27 +20,40 @@ export async function withheldFromOptedOut(gw: Gateway, messageId: string): Prom
   if (!message || !mayBeWithheld(message)) return false;
   const contact = await gw.store.get<Contact>('contacts', message.contactId);
   if (!contact?.optOut) return false;
-  return gw.store.transact(async (tx) => {
-    // Deliveries of one reply settling at once take turns on their message (jobs/deliver.ts).
-    const current = await tx.lock<Message>('messages', messageId);
-    if (!current || !mayBeWithheld(current)) return false;
-    if (!(await tx.get<Contact>('contacts', current.contactId))?.optOut) return false;
-    const at = now();
-    const notPosted = { at, status: null, latencyMs: 0, error: OPTED_OUT.message, responseExcerpt: null };
-    for (const d of await deliveriesOf(tx, messageId)) {
-      if (d.event !== 'reply' || d.status !== 'pending') continue;
-      await tx.update<Delivery>('deliveries', d.id, {
-        status: 'failed',
-        attempts: [...d.attempts, notPosted],
-        nextAttemptAt: null,
-        pendingTarget: null,
-        updatedAt: at,
-        ...(await leaveTurn(tx, d)),
-      });
-    }
-    await changeStatus(tx, current, { status: 'skipped', error: OPTED_OUT.message, errorCode: OPTED_OUT.code });
-    return true;
-  });
+  return gw.store.transact((tx) => withheld(tx, messageId));
+}
+
+/**
+ * A STOP on a conversation settles at once its replies still waiting for a receiver's retry or behind one, rather than
+ * when each retry comes due: the STOP's confirmation, queued behind them in the conversation's turn
+ * (domain/reply-turns.ts), then goes without waiting hours for them. Run in the STOP's transaction, the contact opted
+ * out in it already.
+ */
+export async function withholdWaitingReplies(tx: Tx, accountId: string, conversationId: string): Promise<void> {
+  for (const messageId of await repliesWaitingOn(tx, accountId, conversationId)) await withheld(tx, messageId);
+}
+
+/** Withholds the reply of `messageId` when it is still on its way and its contact opted out; true when it did. */
+async function withheld(tx: Tx, messageId: string): Promise<boolean> {
+  // Deliveries of one reply settling at once take turns on their message (jobs/deliver.ts).
+  const current = await tx.lock<Message>('messages', messageId);
+  if (!current || !mayBeWithheld(current)) return false;
+  if (!(await tx.get<Contact>('contacts', current.contactId))?.optOut) return false;
+  const at = now();
+  const notPosted = { at, status: null, latencyMs: 0, error: OPTED_OUT.message, responseExcerpt: null };
+  for (const d of await deliveriesOf(tx, messageId)) {
+    if (d.event !== 'reply' || d.status !== 'pending') continue;
+    await tx.update<Delivery>('deliveries', d.id, {
+      status: 'failed',
+      attempts: [...d.attempts, notPosted],
+      nextAttemptAt: null,
+      pendingTarget: null,
+      updatedAt: at,
+      ...(await leaveTurn(tx, d)),
+    });
+  }
+  await changeStatus(tx, current, { status: 'skipped', error: OPTED_OUT.message, errorCode: OPTED_OUT.code });
+  return true;
 }
 
 /** Still on its way, and not one of the gateway's own answers to STOP, START or HELP. */
