@@ -36,19 +36,39 @@ export function logProcessOutput(log: Logger): void {
 
 const LEVELS: Record<number, string> = { 10: 'TRACE', 20: 'DEBUG', 30: 'INFO', 40: 'WARN', 50: 'ERROR', 60: 'FATAL' };
 
-/** Each JSON line pino writes, as `HH:MM:SS LEVEL message key=value …`, the error's stack on the lines after. */
+/**
+ * Each JSON line pino writes, as `HH:MM:SS LEVEL message key=value …`, the error's stack on the lines after (an `err`
+ * that is no error, with no stack, is a field as any other). Every part goes through `visible`, the stack too: its
+ * first line quotes the error's message, which may quote a request.
+ */
 function readableLines(out: NodeJS.WritableStream): DestinationStream {
   return {
     write(line: string) {
       const { level, time, msg, err, ...fields } = JSON.parse(line) as Record<string, unknown>;
       const at = new Date(Number(time)).toISOString().slice(11, 19);
-      const facts = Object.entries(fields).map(([key, value]) => ` ${key}=${readable(value)}`);
-      const stack = (err as { stack?: string } | undefined)?.stack;
-      out.write(`${at} ${LEVELS[Number(level)] ?? level} ${visible(String(msg ?? ''))}${facts.join('')}\n`);
-      if (stack) out.write(`${stack}\n`);
+      const stack = isRecord(err) && typeof err.stack === 'string' ? err.stack : undefined;
+      if (err !== undefined && !stack) fields.err = err;
+      const facts = Object.entries(fields).map(([key, value]) => ` ${visible(key)}=${readable(value)}`);
+      const label = visible(String(LEVELS[Number(level)] ?? level));
+      out.write(
+        `${at} ${label} ${visible(String(msg ?? ''))}${facts.join('')}\n${stack ? `${stackLines(stack)}\n` : ''}`,
+      );
     },
   };
 }
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null;
+
+/**
+ * A stack, one line of it a line on the terminal, each set in from the margin: a line break in the error's message
+ * (a request's field quoted with one) then starts a line no one takes for an entry of its own, which starts at the
+ * margin with its time. Whatever else the lines hold is written as its codes.
+ */
+const stackLines = (stack: string): string =>
+  stack
+    .split(/\r?\n/)
+    .map((frame) => visible(frame.startsWith(' ') ? frame : `  ${frame}`))
+    .join('\n');
 
 /**
  * A field's value as a person reads it: a plain word as it is, anything else quoted. Text from outside (a contact's

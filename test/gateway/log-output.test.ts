@@ -274,3 +274,46 @@ test("at a terminal, text from outside in a line is shown, never obeyed: a termi
     /^\d\d:\d\d:\d\d INFO message received fromId="visitor\\u001b\]0;owned\\u0007\\u001b\[2J" name="Ann\\u202egnp\.exe" csi="x\\u009b31m" plain=chat-42\n$/,
   );
 });
+
+test("an error's stack quoting text from outside: at a terminal each line is shown, none obeyed nor passing for an entry; in JSON it is one line", async () => {
+  type Log = typeof import('../../gateway/src/log.js', { with: { 'resolution-mode': 'import' } });
+  const { createLogger } = (await import(path.resolve(__dirname, '../../gateway/dist/log.js'))) as Log;
+  // A field of a request quoted in the error's message: an escape that retitles the window, then a forged entry.
+  const err = new Error('name "Ann\u001b]0;owned\u0007\u202e" is invalid\n09:00:00 INFO admin token rotated\r\n');
+  const written: string[] = [];
+  const write = jest.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+    written.push(String(chunk));
+    return true;
+  });
+  try {
+    createLogger('info', true).error({ err, contactId: 'c_1' }, 'webhook refused');
+    // An err that is no error has no stack: it is a field.
+    createLogger('info', true).warn({ err: 'refused\u001b[2J' }, 'webhook refused');
+  } finally {
+    write.mockRestore();
+  }
+  const lines = written.join('').split('\n');
+  expect(lines.slice(0, 4)).toEqual([
+    expect.stringMatching(/^\d\d:\d\d:\d\d ERROR webhook refused contactId=c_1$/),
+    '  Error: name "Ann\\u001b]0;owned\\u0007\\u202e" is invalid',
+    '  09:00:00 INFO admin token rotated',
+    '  ',
+  ]);
+  // Node's frames, as they are, one a line.
+  expect(lines[4]).toMatch(/^ {4}at .*log-output\.test\.ts:\d+:\d+\)?$/);
+  expect(lines.slice(-2)).toEqual([
+    expect.stringMatching(/^\d\d:\d\d:\d\d WARN webhook refused err="refused\\u001b\[2J"$/),
+    '',
+  ]);
+  expect(lines.filter((line) => /^\d\d:\d\d:\d\d /.test(line))).toHaveLength(2);
+  expect(written.join('').replaceAll('\n', '')).not.toMatch(/[\p{Cc}\p{Cf}]/u);
+
+  // Not at a terminal: one JSON line, whose stack is the error's, every character of it.
+  const json: string[] = [];
+  createLogger('info', false, { write: (line: string) => void json.push(line) }).error({ err }, 'webhook refused');
+  expect(json).toHaveLength(1);
+  expect(json[0]!.indexOf('\n')).toBe(json[0]!.length - 1);
+  expect(logLines(json[0]!)).toEqual([
+    expect.objectContaining({ level: 50, msg: 'webhook refused', err: expect.objectContaining({ stack: err.stack }) }),
+  ]);
+});
