@@ -674,3 +674,34 @@ test('a message the lead deleted (unsent) loses its text: the conversation (whic
   expect(conversation.lastMessage).toMatchObject({ body: '', status: 'deleted' });
   expect(JSON.stringify(await api(ctx.gw, account, 'GET', `conversations/${conversation.id}`))).not.toContain('4111');
 });
+
+test("a link the lead shares with no text is the lead's message, its title and address as text: the inbox shows it, the bot answers it", async () => {
+  const { account, hook } = await connected('messenger');
+  const lead = psid();
+  const url = 'https://www.idealista.com/inmueble/12345/';
+  const shared = event(
+    'messenger',
+    lead,
+    {
+      message: {
+        mid: unique('mid'),
+        attachments: [{ type: 'fallback', payload: { url, title: 'Flat in Lavapiés: opening hours of the visit' } }],
+      },
+    },
+    clockOf(ctx.gw),
+  );
+  await postWebhook(account, 'messenger', shared);
+  await untilIdle(ctx.gw);
+  const conversation = await contactOf(account, lead);
+  const messages = await messagesOf(account, conversation.contact.id);
+  expect(messages.map((m) => [m.direction, m.messageType, m.body, m.media])).toEqual([
+    ['incoming', 'text', `Flat in Lavapiés: opening hours of the visit\n${url}`, null],
+    ['outgoing', 'text', expect.any(String), null],
+  ]);
+  expect(sends(lead)).toHaveLength(1);
+  const received = await poll(
+    async () => hook.requests.filter((r) => r.headers['webhook-event'] === 'message_received'),
+    (r) => r.length > 0,
+  );
+  expect(received.map((r) => r.body.body)).toEqual([`Flat in Lavapiés: opening hours of the visit\n${url}`]);
+});

@@ -490,6 +490,44 @@ describe('webhook payloads', () => {
     ]);
   });
 
+  test("a shared link (a fallback attachment) is the contact's message: its title and address as its text, not a file", () => {
+    const url = 'https://www.idealista.com/inmueble/12345/';
+    const shared = (mid: string, attachment: Record<string, unknown>, text?: string) =>
+      event({ message: { mid, ...(text ? { text } : {}), attachments: [{ type: 'fallback', ...attachment }] } });
+    const parsed = m.parseMetaMessagingWebhook(
+      'messenger',
+      page(
+        shared('m_1', { payload: { url, title: 'Flat in Lavapiés, 2 rooms' } }),
+        // Older webhook versions put them beside the payload.
+        shared('m_2', { payload: null, title: 'Flat in Lavapiés, 2 rooms', url }),
+        shared('m_3', { payload: { url } }),
+        // With text, the text is the message (it holds the link as the contact typed it).
+        shared('m_4', { payload: { url, title: 'Flat in Lavapiés' } }, `Is this one free? ${url}`),
+        // A share Meta does not show comes with nothing: nothing to keep.
+        shared('m_5', { payload: null }),
+      ),
+    );
+    expect(parsed.messages).toEqual([
+      inbound({ providerMessageId: 'm_1', body: `Flat in Lavapiés, 2 rooms\n${url}` }),
+      inbound({ providerMessageId: 'm_2', body: `Flat in Lavapiés, 2 rooms\n${url}` }),
+      inbound({ providerMessageId: 'm_3', body: url }),
+      inbound({ providerMessageId: 'm_4', body: `Is this one free? ${url}` }),
+    ]);
+    const echoed = m.parseMetaMessagingWebhook(
+      'instagram',
+      ig(
+        event(
+          { message: { mid: 'ig_echo', is_echo: true, attachments: [{ type: 'fallback', payload: { url } }] } },
+          IG_ACCOUNT_ID,
+          IGSID,
+        ),
+      ),
+    );
+    expect(echoed.sent).toEqual([
+      { channel: 'instagram', providerMessageId: 'ig_echo', to: IGSID, body: url, media: [] },
+    ]);
+  });
+
   test('a quick reply is the text the contact tapped', () => {
     const parsed = m.parseMetaMessagingWebhook(
       'messenger',

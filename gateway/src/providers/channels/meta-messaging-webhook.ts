@@ -82,13 +82,29 @@ function filesOf(m: Record<string, unknown>, where: string): InboundMessage['med
   const media: InboundMessage['media'] = [];
   list(m.attachments, `${where}.message.attachments`).forEach((a, k) => {
     const attachment = record(a, `${where}.message.attachments[${k}]`);
-    // Locations and templates have no file to point at.
+    // Locations and templates have no file to point at; a shared link's address is a web page (see linksOf).
     const url = isRecord(attachment.payload) ? httpUrl(attachment.payload.url) : undefined;
     const type = str(attachment.type) ?? '';
-    if (url)
+    if (url && type !== 'fallback')
       media.push({ url, contentType: Object.hasOwn(ATTACHMENT_TYPES, type) ? ATTACHMENT_TYPES[type]! : UNKNOWN_TYPE });
   });
   return media;
+}
+
+/**
+ * The links a message shares, as text, '' without one: a link shared on Messenger or Instagram comes as a `fallback`
+ * attachment, the page's title and address in its payload (or beside it, as older webhook versions put them). Each is
+ * its title and its address on the next line; a fallback with neither (a share Meta does not show) gives nothing.
+ */
+function linksOf(m: Record<string, unknown>): string {
+  const links = (Array.isArray(m.attachments) ? m.attachments : []).map((a) => {
+    if (!isRecord(a) || a.type !== 'fallback') return '';
+    const payload = isRecord(a.payload) ? a.payload : {};
+    const url = httpUrl(payload.url) ?? httpUrl(a.url);
+    const title = str(payload.title) ?? str(a.title);
+    return [title === url ? undefined : title, url].filter(Boolean).join('\n');
+  });
+  return links.filter(Boolean).join('\n');
 }
 
 /**
@@ -100,8 +116,8 @@ function echo(channel: MetaChannel, m: Record<string, unknown>, event: Record<st
   const mid = str(m.mid);
   if (!mid) throw badRequest(`${where}.message.mid is missing`);
   const to = contactOf(event, where, PLATFORMS[channel], 'recipient');
-  const body = textOf(m, where);
   const media = filesOf(m, where);
+  const body = textOf(m, where) || linksOf(m);
   return body || media.length ? { channel, providerMessageId: mid, to, body, media } : undefined;
 }
 
@@ -118,8 +134,8 @@ function stickerOf(m: Record<string, unknown>): string | undefined {
 }
 
 /**
- * A contact's message: its text (a quick reply's is the option's text), each file as Meta's address of it, and the
- * story a reply or a mention is about. A sticker asks nothing, as an emoji reaction asks nothing: it is kept as a
+ * A contact's message: its text (a quick reply's is the option's text; a shared link's, without one, its title and
+ * address), each file as Meta's address of it, and the story a reply or a mention is about. A sticker asks nothing, as an emoji reaction asks nothing: it is kept as a
  * reaction, Messenger's like button as 👍 and any other as its picture. Those with nothing the gateway can show
  * (stickers Instagram does not support) are skipped.
  */
@@ -130,8 +146,8 @@ function message(channel: MetaChannel, event: Record<string, unknown>, where: st
   const from = contactOf(event, where, PLATFORMS[channel]);
   const text = textOf(m, where);
   const quickReply = isRecord(m.quick_reply) ? str(m.quick_reply.payload) : undefined;
-  const body = text || (quickReply ?? '');
   const media = filesOf(m, where);
+  const body = text || (quickReply ?? '') || linksOf(m);
   const story = isRecord(m.reply_to) && isRecord(m.reply_to.story) ? httpUrl(m.reply_to.story.url) : undefined;
   if (story) media.push({ url: story, contentType: UNKNOWN_TYPE });
   if (!body && !media.length) return undefined;
