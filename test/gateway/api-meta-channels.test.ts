@@ -652,6 +652,36 @@ test("a sticker (Messenger's like button among them) is kept as the lead's react
   expect(hook.requests.filter((r) => r.body?.type === 'handoff')).toHaveLength(0);
 });
 
+test("Instagram's heart sticker is the lead's reaction ❤️: neither the bot nor a hand-off notice answers it", async () => {
+  const { account, hook } = await connected('instagram');
+  const lead = psid();
+  const at = () => clockOf(ctx.gw);
+  await postWebhook(
+    account,
+    'instagram',
+    event('instagram', lead, { message: { mid: unique('mid'), text: 'Hi' } }, at()),
+  );
+  await untilIdle(ctx.gw);
+  const heart = event(
+    'instagram',
+    lead,
+    { message: { mid: unique('mid'), attachments: [{ type: 'like_heart' }] } },
+    at(),
+  );
+  await postWebhook(account, 'instagram', heart);
+  await untilIdle(ctx.gw);
+  const conversation = await contactOf(account, lead);
+  const messages = await messagesOf(account, conversation.contact.id);
+  expect(messages.map((m) => [m.direction, m.messageType, m.body, m.media])).toEqual([
+    ['incoming', 'text', 'Hi', null],
+    ['outgoing', 'text', expect.any(String), null],
+    ['incoming', 'reaction', '❤️', null],
+  ]);
+  expect(conversation).toMatchObject({ status: 'active', bot: { active: true } });
+  expect(sends(lead)).toHaveLength(1);
+  expect(hook.requests.filter((r) => r.body?.type === 'handoff')).toHaveLength(0);
+});
+
 test('a message the lead deleted (unsent) loses its text: the conversation (which the bot reads) and its last message no longer hold it', async () => {
   const { account } = await connected('instagram', { bot: { active: false } });
   const lead = psid();
@@ -700,7 +730,7 @@ test("a link the lead shares with no text is the lead's message, its title and a
   ]);
   expect(sends(lead)).toHaveLength(1);
   const received = await poll(
-    async () => hook.requests.filter((r) => r.headers['webhook-event'] === 'message_received'),
+    async () => hook.requests.filter((r) => r.body?.type === 'message_received'),
     (r) => r.length > 0,
   );
   expect(received.map((r) => r.body.body)).toEqual([`Flat in Lavapiés: opening hours of the visit\n${url}`]);

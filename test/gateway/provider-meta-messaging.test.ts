@@ -675,6 +675,23 @@ describe('webhook payloads', () => {
     ]);
   });
 
+  test("Instagram's heart sticker is a reaction ❤️, with its picture or without, as Messenger's like button is 👍", () => {
+    const heart = (mid: string, attachment: Record<string, unknown>) =>
+      igEvent({ message: { mid, attachments: [{ type: 'like_heart', ...attachment }] } });
+    const parsed = m.parseMetaMessagingWebhook(
+      'instagram',
+      ig(
+        heart('ig_heart', {}),
+        heart('ig_heart_pictured', { payload: { url: 'https://lookaside.fbsbx.com/ig_messaging_cdn/?asset_id=9' } }),
+      ),
+    );
+    const ig1 = { channel: 'instagram', from: IGSID, media: [], profileName: null, sentAt: SENT_AT };
+    expect(parsed.messages).toEqual([
+      { ...ig1, providerMessageId: 'ig_heart', messageType: 'reaction', body: '❤️' },
+      { ...ig1, providerMessageId: 'ig_heart_pictured', messageType: 'reaction', body: '❤️' },
+    ]);
+  });
+
   test("an Instagram echo is the business's; an unsupported message (a GIF) is skipped", () => {
     const parsed = m.parseMetaMessagingWebhook(
       'instagram',

@@ -134,10 +134,20 @@ function stickerOf(m: Record<string, unknown>): string | undefined {
 }
 
 /**
+ * The like a message is, when it is one, as its emoji: Messenger's like button (a thumbs-up sticker) is 👍, Instagram's
+ * heart sticker (an attachment of type `like_heart`, with or without a picture) ❤️.
+ */
+function likeOf(m: Record<string, unknown>, sticker: string | undefined): string | undefined {
+  if (sticker && LIKE_STICKERS.has(sticker)) return '👍';
+  const heart = Array.isArray(m.attachments) && m.attachments.some((a) => isRecord(a) && a.type === 'like_heart');
+  return heart ? '❤️' : undefined;
+}
+
+/**
  * A contact's message: its text (a quick reply's is the option's text; a shared link's, without one, its title and
- * address), each file as Meta's address of it, and the story a reply or a mention is about. A sticker asks nothing, as an emoji reaction asks nothing: it is kept as a
- * reaction, Messenger's like button as 👍 and any other as its picture. Those with nothing the gateway can show
- * (stickers Instagram does not support) are skipped.
+ * address), each file as Meta's address of it, and the story a reply or a mention is about. A sticker asks nothing, as
+ * an emoji reaction asks nothing: it is kept as a reaction, Messenger's like button as 👍, Instagram's heart as ❤️ and
+ * any other as its picture. Those with nothing the gateway can show (stickers Instagram does not support) are skipped.
  */
 function message(channel: MetaChannel, event: Record<string, unknown>, where: string): InboundMessage | undefined {
   const m = record(event.message, `${where}.message`);
@@ -150,22 +160,22 @@ function message(channel: MetaChannel, event: Record<string, unknown>, where: st
   const body = text || (quickReply ?? '') || linksOf(m);
   const story = isRecord(m.reply_to) && isRecord(m.reply_to.story) ? httpUrl(m.reply_to.story.url) : undefined;
   if (story) media.push({ url: story, contentType: UNKNOWN_TYPE });
-  if (!body && !media.length) return undefined;
   const sticker = body ? undefined : stickerOf(m);
+  const like = body ? undefined : likeOf(m, sticker);
   const at = sentAt(event.timestamp);
-  if (sticker) {
-    const like = LIKE_STICKERS.has(sticker);
-    return {
-      channel,
-      providerMessageId: mid,
-      from,
-      messageType: 'reaction',
-      body: like ? '👍' : body,
-      media: like ? [] : media,
-      profileName: null,
-      sentAt: at,
-    };
-  }
+  const asReaction = (emoji: string, files: InboundMessage['media']): InboundMessage => ({
+    channel,
+    providerMessageId: mid,
+    from,
+    messageType: 'reaction',
+    body: emoji,
+    media: files,
+    profileName: null,
+    sentAt: at,
+  });
+  if (like) return asReaction(like, []);
+  if (!body && !media.length) return undefined;
+  if (sticker) return asReaction(body, media);
   return { channel, providerMessageId: mid, from, body, media, profileName: null, sentAt: at };
 }
 
