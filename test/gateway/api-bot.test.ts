@@ -654,12 +654,17 @@ describe('"Try the bot" answers what the gateway sends a lead who writes the sam
     },
   );
 
-  test('START gets the opt-in confirmation a lead who had opted out is sent', async () => {
-    const { account, hook, campaign } = await setUp();
-    const stop = (await tried(account, campaign.id, 'STOP')).reply;
-    const start = (await tried(account, campaign.id, 'start')).reply;
-    expect(start).toEqual({ kind: 'opt_in', body: expect.any(String) });
-    expect(await sent(account, hook, campaign.id, 'STOP', 'start')).toEqual([stop.body, start.body]);
+  // A new lead never opted out: START opts no one in again, and is read as any message.
+  test.each([
+    ['the bot answers it', {}, 'handoff'],
+    ['nothing is sent while the bot is off', { active: false }, 'unanswered'],
+  ])('START from a lead who never opted out: %s, as any message', async (_, bot, kind) => {
+    const { account, hook, campaign } = await setUp(bot);
+    const test = await tried(account, campaign.id, 'START');
+    expect(test.reply.kind).toBe(kind);
+    expect(test.provider).toBe('faq');
+    const body = test.reply.kind === 'unanswered' ? [] : [test.reply.body];
+    expect(await sent(account, hook, campaign.id, 'START')).toEqual(body);
   });
 
   test("HELP gets the account's help text, or the built-in one", async () => {

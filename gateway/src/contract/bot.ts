@@ -50,7 +50,7 @@ const gatewayReply = [
       body: z.string().describe('The opt-in confirmation the contact is sent'),
     })
     .describe(
-      'An opt-in (START): a contact who had opted out is opted in again and told so; one who had not is answered by the bot as for any message',
+      'An opt-in (START): a contact who had opted out is opted in again and told so. Never for a contact that has not opted out, whom the bot answers as for any message; so never from POST /v1/campaigns/{id}/bot/test, which answers for such a contact',
     ),
   z
     .object({
@@ -72,7 +72,7 @@ const gatewayReply = [
 const reply = z
   .discriminatedUnion('kind', [...botReply.options, ...gatewayReply])
   .describe(
-    "What a contact writing this message would get, in the words they would get: the gateway's own answer to an opt-out, an opt-in, HELP or a request for a person (provider `gateway`), nothing while the bot is off or the campaign paused (`unanswered`), else the bot's answer",
+    "What a contact writing this message would get, in the words they would get: the gateway's own answer to an opt-out, HELP or a request for a person (provider `gateway`), nothing while the bot is off or the campaign paused (`unanswered`), else the bot's answer; START among them, as for a contact who never opted out",
   );
 
 /** POST /v1/campaigns/{id}/bot/test: what the bot would answer, and what it rests on. */

@@ -1,7 +1,7 @@
 import type { Engine } from './ports/providers.js';
 import { getAccount } from '../domain/accounts.js';
 import { answering, getCampaign } from '../domain/campaigns.js';
-import { handoffNotice, helpTextOf, OPT_IN_CONFIRMATION, OPT_OUT_CONFIRMATION } from '../domain/texts.js';
+import { handoffNotice, helpTextOf, OPT_OUT_CONFIRMATION } from '../domain/texts.js';
 import { intentOf } from './keywords.js';
 
 /** No bot was asked: the gateway answers the message itself, as it does a contact's (engine/incoming.ts). */
@@ -9,8 +9,9 @@ const byGateway = { provider: 'gateway', fallbackReason: null, basis: { confiden
 
 /**
  * POST /v1/campaigns/{id}/bot/test: what a contact of the campaign writing this would get, a new contact of a
- * conversation the bot has. As onIncoming reads it, with its classifier and texts: an opt-out, an opt-in, HELP and a
- * request for a person get the gateway's own answer whatever the bot would say; a campaign whose bot answers nothing
+ * conversation the bot has. As onIncoming reads it, with its classifier and texts: an opt-out, HELP and a request for
+ * a person get the gateway's own answer whatever the bot would say; an opt-in (START) opts in again only a contact
+ * who had opted out, which this one never did, so it is read as any message; a campaign whose bot answers nothing
  * (off, paused) sends nothing, and says what its bot would answer once on; else the bot answers, with the account's
  * provider, the question and an optional conversation so far. Nothing is sent, stored or charged.
  */
@@ -32,8 +33,6 @@ export async function testBot(
   switch (intentOf(question.message, campaign)) {
     case 'opt_out':
       return { campaignId, active, reply: { kind: 'opt_out', body: OPT_OUT_CONFIRMATION } as const, ...byGateway };
-    case 'opt_in':
-      return { campaignId, active, reply: { kind: 'opt_in', body: OPT_IN_CONFIRMATION } as const, ...byGateway };
     case 'help':
       return { campaignId, active, reply: { kind: 'help', body: helpTextOf(account) } as const, ...byGateway };
     case 'handoff': {
