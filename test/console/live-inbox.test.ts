@@ -295,3 +295,45 @@ test("a contact erased from its thread's own panel: the panel says so until clos
   await erased.getByRole('button', { name: 'Close' }).click();
   await page.getByText('Choose a conversation to read it and reply.').waitFor();
 });
+
+test("switching a campaign's bot off or on counts at once, in every tab, the conversations it leaves to a person", async () => {
+  const campaign = await api('POST', '/v1/campaigns', {
+    name: 'Live Dental chat',
+    channel: 'custom',
+    customChannel: 'web-chat',
+    bot: { faqs: [{ question: 'What are your opening hours?', answer: 'Monday to Friday, 9am to 6pm.' }] },
+  });
+  expect(campaign.status).toBe(201);
+  const campaignId = campaign.body.id as string;
+  // Vera's "ok" is one the bot chooses not to answer: it needs a reply, and the bot answers her next message.
+  const said = await api(
+    'POST',
+    '/v1/incoming_custom_channel_message',
+    incoming({ fromId: 'visitor-vera', firstName: 'Vera', channel: 'web-chat', body: 'ok', campaignId }),
+  );
+  expect(said.status).toBe(200);
+  await untilIdle(gw);
+  const vera = (await api('GET', `/v1/messages/${said.body.messageId}`)).body.conversationId as string;
+  expect((await api('GET', `/v1/conversations/${vera}`)).body).toMatchObject({
+    needsReply: true,
+    assigneeId: null,
+    bot: { answers: true },
+  });
+  const other = await context.newPage();
+  await other.goto(`${gw.url}/console/lists`);
+  await other.getByRole('heading', { level: 1, name: 'Lists' }).waitFor();
+  await settled(page, watcher.inFlight);
+  const count = async (p: Page) => Number(/^\((\d+)\) /.exec(await p.title())?.[1] ?? 0);
+  const before = await count(page);
+  expect(await count(other)).toBe(before);
+  const counted = (p: Page, n: number) =>
+    p.waitForFunction((want) => document.title.startsWith(`(${want}) `), n, { timeout: 2_000 });
+
+  // Off: nothing answers Vera now, and nobody has her conversation. No conversation changed; both tabs count it.
+  expect((await api('PATCH', `/v1/campaigns/${campaignId}`, { bot: { active: false } })).status).toBe(200);
+  await Promise.all([counted(page, before + 1), counted(other, before + 1)]);
+  // On again: the bot answers her next message, and she waits for no one.
+  expect((await api('PATCH', `/v1/campaigns/${campaignId}`, { bot: { active: true } })).status).toBe(200);
+  await Promise.all([counted(page, before), counted(other, before)]);
+  await other.close();
+});

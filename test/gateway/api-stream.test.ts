@@ -241,6 +241,28 @@ test("a contact's name corrected is conversation.updated for each of its convers
   ]);
 });
 
+test('a campaign whose bot answers no longer, or again, is campaign.updated: which conversations wait for a person changed', async () => {
+  const { account, session } = await signedIn();
+  const created = await api(ctx.gw, account, 'POST', 'campaigns', {
+    body: { name: 'Chat', channel: 'custom', customChannel: 'chat' },
+  });
+  expect(created.status).toBe(201);
+  const campaignId = created.body.id as string;
+  const stream = await open(session);
+  const patch = async (body: Record<string, unknown>) =>
+    expect((await api(ctx.gw, account, 'PATCH', `campaigns/${campaignId}`, { body })).status).toBe(200);
+  const told = () => named(stream.events, 'campaign.updated').map((e) => e.data);
+
+  await patch({ bot: { active: false } });
+  await stream.until(() => told().length === 1);
+  // A change that leaves its bot answering as it did tells nothing: by the time the next one's news comes, which
+  // follows it, only that one's has come.
+  await patch({ name: 'Chat, renamed' });
+  await patch({ bot: { active: true } });
+  await stream.until(() => told().length === 2);
+  expect(told()).toEqual([{ campaignId }, { campaignId }]);
+});
+
 test("a reconnect with Last-Event-ID gets exactly the events it missed; an unknown id gets reset, and the reset's id resumes", async () => {
   const { account, session } = await signedIn();
   const witness = await open(session);

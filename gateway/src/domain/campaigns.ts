@@ -10,6 +10,7 @@ import { getAccount, type Account } from './accounts.js';
 import { sendingRefusal } from './channel-credentials.js';
 import { getList } from './lists.js';
 import type { CampaignAnswer } from '../contract/campaigns.js';
+import { campaignAnsweringChanged } from './campaign-changes.js';
 
 export type Channel = CampaignAnswer['channel'];
 export type { FollowUpStep };
@@ -208,5 +209,8 @@ export async function changeCampaign(
     campaign.sendingWindow?.timezone,
   );
   const { id: _id, ...fields } = changed;
-  return { before: campaign, after: await tx.update<Campaign>('campaigns', id, fields) };
+  const after = await tx.update<Campaign>('campaigns', id, fields);
+  // Its conversations that need a reply now wait for a person, or no longer do: the console counts them anew.
+  if (answering(campaign) !== answering(after)) campaignAnsweringChanged(tx, accountId, id);
+  return { before: campaign, after };
 }

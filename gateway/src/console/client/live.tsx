@@ -14,6 +14,7 @@ export interface LiveEvent {
     | 'conversation.assigned'
     | 'conversation.updated'
     | 'conversation.removed'
+    | 'campaign.updated'
     | 'credits.updated'
     | 'webhooks.updated'
     | 'reset';
@@ -22,6 +23,7 @@ export interface LiveEvent {
     messageId?: string;
     direction?: 'incoming' | 'outgoing';
     assigneeId?: string | null;
+    campaignId?: string;
   };
 }
 
@@ -40,6 +42,7 @@ const EVENTS: Array<LiveEvent['event']> = [
   'conversation.assigned',
   'conversation.updated',
   'conversation.removed',
+  'campaign.updated',
   'credits.updated',
   'webhooks.updated',
   'reset',

@@ -29,7 +29,8 @@ const read = (filter: string) =>
  * (GET /v1/conversations?assigneeId=me&needsReply=true), those that need one and nobody has
  * (assigneeId=none), which any member may take, and those whose contact still waits for a person after the team was
  * reminded (reminded=true), whoever has them: nobody answered in time, so every member hears of it. Read again when
- * the stream tells of a change to a conversation, in a hidden tab too: the tab's title counts them.
+ * the stream tells of a change to a conversation, or of a campaign whose bot answers no longer or again (which
+ * changes no conversation, but which of them wait for a person), in a hidden tab too: the tab's title counts them.
  */
 export function useWaiting(): Waiting | undefined {
   const [waiting, setWaiting] = useState<Waiting | undefined>(undefined);
@@ -51,7 +52,7 @@ export function useWaiting(): Waiting | undefined {
       });
     },
     [],
-    { concerns: (e) => e.event.startsWith('conversation.'), whileHidden: true },
+    { concerns: (e) => e.event.startsWith('conversation.') || e.event === 'campaign.updated', whileHidden: true },
   );
   return waiting;
 }

@@ -3,6 +3,7 @@ import type { Socket } from 'node:net';
 import type { Response } from 'express';
 import { clockNow } from '../../clock.js';
 import type { Gateway } from '../../context.js';
+import { campaignEvents } from '../../domain/campaign-changes.js';
 import { creditEvents } from '../../domain/credit-changes.js';
 import { inboxEvents } from '../../domain/inbox-changes.js';
 import { webhookEvents } from '../../domain/webhook-changes.js';
@@ -158,7 +159,12 @@ export class ChangeStreams {
         this.endSession(String(change.sessionId));
         continue;
       }
-      for (const { event, data } of [...inboxEvents(change), ...creditEvents(change), ...webhookEvents(change)]) {
+      for (const { event, data } of [
+        ...inboxEvents(change),
+        ...campaignEvents(change),
+        ...creditEvents(change),
+        ...webhookEvents(change),
+      ]) {
         const seq = ++watched.position;
         const kept = { seq, at, text: `id: ${idOf(watched, seq)}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n` };
         watched.kept.push(kept);
