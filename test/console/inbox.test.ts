@@ -746,3 +746,47 @@ test('more conversations needing a reply than one page holds: "Show more convers
     await chat.close();
   }
 });
+
+test('Save as FAQ is not offered for a question its campaign holds in other case, accents or punctuation, which the API would refuse', async () => {
+  receiverUp = true;
+  const campaign = (
+    await api('POST', '/v1/campaigns', { name: 'Hours chat', channel: 'custom', customChannel: 'web-chat' })
+  ).body;
+  // No FAQ yet: the bot hands the question off for want of one.
+  await request(gw, 'POST', '/v1/incoming_custom_channel_message', {
+    apiKey: owner.apiKey,
+    body: incoming({
+      fromId: 'visitor-hugo',
+      firstName: 'Hugo',
+      channel: 'web-chat',
+      body: 'Opening hóurs',
+      campaignId: campaign.id,
+    }),
+  });
+  const handedOff = await poll(
+    async () =>
+      (await api('GET', '/v1/conversations', undefined)).body.data.find(
+        (c: { contact: { firstName: string } }) => c.contact?.firstName === 'Hugo',
+      ),
+    (c) => c?.status === 'handed_off' && c.handoff?.reason.startsWith('bot_'),
+    15_000,
+  );
+  // Meanwhile the question is saved, in other words: the API takes no other wording of it.
+  const faq = { question: 'Opening hours?', answer: 'Monday to Saturday, 9 to 5.' };
+  const path = `/v1/campaigns/${campaign.id}`;
+  expect((await api('PATCH', path, { bot: { faqs: [faq] } })).status).toBe(200);
+  for (const question of ['opening hours', 'Opening hóurs'])
+    expect((await api('PATCH', path, { bot: { faqs: [faq, { question, answer: 'Nine to five.' }] } })).status).toBe(
+      400,
+    );
+
+  await page.goto(url(`/console/inbox?c=${handedOff.id}`));
+  await page.getByLabel('Reply as your team').fill('We open at 9, Monday to Saturday.');
+  // Answered, the conversation reads its campaign to know whether it holds the question already.
+  const read = page.waitForResponse((r) => r.request().method() === 'GET' && new URL(r.url()).pathname === path);
+  await page.getByRole('button', { name: 'Send reply' }).click();
+  await read;
+  await page.locator('.inbox-thread .inbox-msg-body').filter({ hasText: 'We open at 9' }).waitFor();
+  await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
+  expect(await page.getByRole('form', { name: 'Save as FAQ' }).count()).toBe(0);
+});

@@ -1,4 +1,5 @@
 import { baseLanguage } from '../language.js';
+import { normalForm } from '../normal-form.js';
 
 /**
  * What an incoming message asks for, before the bot sees it: an opt-out, an opt-in, help, or a person.
@@ -233,23 +234,8 @@ export const HANDOFF_WORDS: Record<string, readonly string[]> = {
 
 export const HANDOFF_LANGUAGES = Object.keys(HANDOFF_PHRASES);
 
-const ASCII = /^\p{ASCII}*$/u;
-
-/** The normal form described above. */
-export function normalize(text: string): string {
-  // Plain ASCII, as most messages are, has no accents to strip: the same result without Unicode decomposition, and
-  // with the spaces between words kept rather than each replaced by another.
-  if (ASCII.test(text)) {
-    const words = text.toLowerCase().replace(/[^a-z0-9 ]+/g, ' ');
-    return (words.includes('  ') ? words.replace(/ {2,}/g, ' ') : words).trim();
-  }
-  return text
-    .normalize('NFKD')
-    .replace(/\p{M}/gu, '')
-    .toLowerCase()
-    .replace(/[^\p{L}\p{N}]+/gu, ' ')
-    .trim();
-}
+/** The normal form described above (normal-form.ts, which FAQ questions are compared in too). */
+export const normalize = normalForm;
 
 const has = (words: readonly string[], text: string) => words.includes(text);
 

@@ -13,7 +13,8 @@ import {
 } from '../api-contract.js';
 import { UNREACHABLE_REASONS } from '../contract/campaigns.js';
 import { DEFAULT_SEND_RATE } from '../domain/campaigns.js';
-import { classify, normalize as normalizeKeywords, type Intent } from '../engine/keywords.js';
+import { classify, type Intent } from '../engine/keywords.js';
+import { normalForm } from '../normal-form.js';
 import { EVENTS } from '../domain/events.js';
 import { knownZone } from '../domain/time-zone.js';
 import { pageFields, pageQuery } from './paging.js';
@@ -554,7 +555,8 @@ const faqs = z
       const path = [i, 'question'];
       const never = NEVER_READ[classify(question)!];
       if (never) ctx.addIssue({ code: 'custom', path, input: question, message: `${never}; ask it in other words` });
-      const words = normalizeKeywords(question);
+      // As the console's Save as FAQ compares them (sameQuestion): it offers no question refused here.
+      const words = normalForm(question);
       // A blank question is refused as such (REQUIRED), once, not also as the same as every other blank one.
       if (!words) return;
       const before = first.get(words);

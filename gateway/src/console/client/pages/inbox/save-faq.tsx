@@ -3,15 +3,15 @@ import type { Campaign, Conversation, Message } from '../../answers.js';
 import { get } from '../../api.js';
 import { NewFaqForm } from '../campaigns/new-faq.js';
 import { faqAnswerOf, namesLeft, type ReplyNames } from '../../../faq-answer.js';
-
-const same = (a: string, b: string) => a.trim().toLowerCase() === b.trim().toLowerCase();
+import { sameQuestion } from '../../../../normal-form.js';
 
 /**
  * The bot handed this conversation off for want of an answer, and the team answered: the contact's question and the
  * team's answer (without the greeting, courtesies and sign-off meant for this contact: `names` are the contact's, the
  * team's and the business's), edited first, become an FAQ of the conversation's campaign, which the bot answers from
  * then on. A name of the team or the contact still in the answer is pointed out: the bot would say it to everyone.
- * Offered to admins (campaigns are theirs to change) until the campaign holds that question.
+ * Offered to admins (campaigns are theirs to change) until the campaign holds that question, compared as the API
+ * compares a campaign's FAQs (case, accents and punctuation aside): it would refuse the same question again.
  */
 export function SaveAsFaq(props: { conversation: Conversation; messages: Message[]; names: ReplyNames }) {
   const { handoff, campaignId } = props.conversation;
@@ -36,7 +36,7 @@ export function SaveAsFaq(props: { conversation: Conversation; messages: Message
         {saved}
       </p>
     );
-  if (!offered || !campaign || campaign.bot.faqs.some((f) => same(f.question, asked!))) return null;
+  if (!offered || !campaign || campaign.bot.faqs.some((f) => sameQuestion(f.question, asked!))) return null;
   const done = `Saved as an FAQ of “${campaign.name}”: its bot answers this from now on.`;
   return (
     <NewFaqForm
