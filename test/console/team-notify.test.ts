@@ -188,3 +188,35 @@ test('a contact nobody answers for 15 minutes is told to every member, whoever h
   expect((await untilTold(desk, 6)).slice(5)).toEqual([lee]);
   expect((await untilTold(phone, 9)).slice(8)).toEqual([lee]);
 });
+
+test("the conversations a campaign's bot switched off leaves to the team are counted, not told one by one", async () => {
+  const chat = await api('POST', '/v1/campaigns', {
+    name: 'Evening chat',
+    channel: 'custom',
+    customChannel: 'web-chat',
+    bot: { faqs: [{ question: 'Do you open on Saturdays?', answer: 'Yes, from 9 to 1.' }] },
+  });
+  expect(chat.status).toBe(201);
+  // Ray's and Sue's "ok" the bot chooses not to answer: they need a reply, which the bot gives them while it is on.
+  for (const [fromId, firstName] of [
+    ['visitor-ray', 'Ray'],
+    ['visitor-sue', 'Sue'],
+  ] as const) {
+    const said = incoming({ fromId, firstName, channel: 'web-chat', body: 'ok', campaignId: chat.body.id });
+    expect((await api('POST', '/v1/incoming_custom_channel_message', said)).status).toBe(200);
+  }
+  await untilIdle(gw);
+  const counted = async (p: Page) => Number(/^\((\d+)\) /.exec(await p.title())?.[1] ?? 0);
+  const [atDesk, onPhone] = [(await told(desk)).length, (await told(phone)).length];
+  const [deskCount, phoneCount] = [await counted(desk), await counted(phone)];
+  await Promise.all([desk.clock.runFor(5_000), phone.clock.runFor(5_000)]);
+
+  expect((await api('PATCH', `/v1/campaigns/${chat.body.id}`, { bot: { active: false } })).status).toBe(200);
+  await Promise.all([titled(desk, `(${deskCount + 2}) Inbox`), titled(phone, `(${phoneCount + 2}) Inbox`)]);
+  // What comes next is told next: nothing of Ray's or Sue's came between.
+  await write('visitor-max', 'Max', 'Can I talk to a person?');
+  await untilIdle(gw);
+  const max = { title: 'Unassigned: Max', body: 'Can I talk to a person?' };
+  expect((await untilTold(desk, atDesk + 1)).slice(atDesk)).toEqual([max]);
+  expect((await untilTold(phone, onPhone + 1)).slice(onPhone)).toEqual([max]);
+});

@@ -73,7 +73,8 @@ interface Known {
  * The conversations `waiting` (waiting.tsx) decide: a conversation there is told when the stream announced a
  * contact's message in it before the read began, when it was not in the read before (the bot handed it over, or a
  * change the tab did not hear), when its last message is a new one of the contact's (the stream was down), or when
- * the team was reminded of it since. Another member's conversation is there only for its reminder: it is told for
+ * the team was reminded of it since. One there only as its campaign's bot was switched off (or the campaign paused)
+ * is counted, not told: a switch can leave hundreds of conversations to the team at once, and whoever switched knows. Another member's conversation is there only for its reminder: it is told for
  * that alone, once, not for each message the contact adds. The first read tells nothing: it is what was waiting
  * already. A conversation assigned to the member is told by its own event, as an assignment.
  */
@@ -81,12 +82,16 @@ export function useNotifier(me: string, waiting: Waiting | undefined): void {
   // By conversation: the contact's latest message announced, and the assignments to the member told already.
   const wrote = useRef(new Map<string, Heard>());
   const assigned = useRef(new Map<string, Heard>());
+  // By campaign: its bot switched off or on (or the campaign paused, or Live again).
+  const switched = useRef(new Map<string, Heard>());
   // The conversations of the read before.
   const before = useRef<Map<string, Known> | undefined>(undefined);
   useEffect(
     () =>
       subscribe({
         news: ({ event, data }) => {
+          if (event === 'campaign.updated' && data.campaignId)
+            switched.current.set(data.campaignId, { at: Date.now() });
           const id = data.conversationId;
           if (!id) return;
           if (event === 'message.created' && data.direction === 'incoming')
@@ -122,6 +127,7 @@ export function useNotifier(me: string, waiting: Waiting | undefined): void {
     };
     const news = heldBy(wrote.current);
     const toldAssigned = heldBy(assigned.current);
+    const switchedOff = heldBy(switched.current);
     const known = before.current;
     const contactsLast = (c: Conversation) => (c.lastMessage?.direction === 'incoming' ? c.lastMessage.id : undefined);
     before.current = new Map(
@@ -134,7 +140,9 @@ export function useNotifier(me: string, waiting: Waiting | undefined): void {
       const reminded = c.remindedAt !== null && c.remindedAt !== was?.remindedAt;
       // A message the stream did not tell (it was down, the inbox polling) shows as a new last message of the contact's.
       const wrote = heard || !was || (contactsLast(c) !== undefined && contactsLast(c) !== was.contactsLast);
-      const fresh = c.assigneeId && c.assigneeId !== me ? reminded : reminded || wrote;
+      // Come in only as its campaign's bot stopped answering: counted, not told, one of maybe hundreds at once.
+      const withItsBot = !heard && !was && c.campaignId !== null && switchedOff.has(c.campaignId);
+      const fresh = c.assigneeId && c.assigneeId !== me ? reminded : reminded || (wrote && !withItsBot);
       if (!fresh || toldAssigned.has(c.id) || actedOn(me, c.id)) continue;
       const name = contactName(c.contact);
       const title = reminded ? `${noReplyFor(c)}: ${name}` : c.assigneeId ? name : `Unassigned: ${name}`;
