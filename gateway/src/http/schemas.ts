@@ -538,7 +538,8 @@ const faq = z.object({ question: nonBlank(C.faqQuestion), answer: nonBlank(C.faq
 /** What the gateway does with a message before the bot reads it (engine/keywords.ts), for an FAQ asking just that. */
 const NEVER_READ: Partial<Record<Intent, string>> = {
   opt_out: 'is an opt-out: a contact who writes it is opted out before the bot reads it, and never answered',
-  opt_in: 'is an opt-in (START): a contact who writes it is opted in again before the bot reads it, and never answered',
+  opt_in:
+    'is an opt-in (START): a contact who opted out and writes it is opted in again, and never answered by the bot',
   help: "is HELP: a contact who writes it gets the account's helpText (PUT /v1/settings), never the bot's answer",
 };
 /**

@@ -99,7 +99,7 @@ function readHistory(
 /**
  * Asks the campaign's bot, with the account's bot provider, what it would answer; nothing is sent to anyone,
  * stored or charged. The output is the API's answer: `reply` is a reply (with `goalReached`), a hand-off (with its
- * reason) or silence; what the gateway itself sends (an opt-out, an opt-in, HELP, a request for a person); or nothing,
+ * reason) or silence; what the gateway itself sends (an opt-out, HELP, a request for a person); or nothing,
  * the bot off or the campaign paused. `fallbackReason` says why the FAQ bot answered in place of an AI provider.
  */
 export async function execute(this: IExecuteFunctions, itemIndex: number, settings: RunSettings): Promise<IDataObject> {
