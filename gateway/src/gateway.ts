@@ -15,6 +15,7 @@ import { scheduleContactSearchIndex } from './jobs/contact-search-index.js';
 import { upgradeStoredConversations } from './jobs/conversation-upgrade.js';
 import { scheduleDeliveryContacts } from './jobs/delivery-contacts.js';
 import { schedulePendingDeliveries } from './jobs/pending-deliveries.js';
+import { scheduleCreditDays } from './jobs/credit-days.js';
 import { scheduleFailedOpenings } from './jobs/failed-openings.js';
 import { scheduleAutoRechargeRequests } from './jobs/auto-recharge-requests.js';
 import { scheduleHousekeeping } from './jobs/housekeeping.js';
@@ -111,6 +112,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     await scheduleContactSearchIndex(engine);
     await scheduleDeliveryContacts(engine);
     await schedulePendingDeliveries(engine);
+    await scheduleCreditDays(engine);
     await scheduleFailedOpenings(engine);
     await scheduleAutoRechargeRequests(engine);
 

@@ -1,6 +1,10 @@
 import { consoleAccount, signIn } from '../console/support';
 import { openStream } from '../helpers/event-stream';
+import { removeDir, tempDir } from '../helpers/gateway';
+import { startInProcess, type InProcessGateway } from '../helpers/in-process';
+import { forgetDone, openStoreOf } from '../helpers/stopped-store';
 import {
+  advanceClock,
   api,
   createAccount,
   expectApiError,
@@ -16,7 +20,16 @@ import {
  * by its kind and channel), the low-balance threshold the account sets, and a campaign's openings: what one costs
  * before going Live, those that failed, and their retry.
  */
-const ctx = useGateway({ LEADCHAT_TEST_CLOCK: '1', LEADCHAT_PRICE_WHATSAPP: '2' });
+const ENV = { LEADCHAT_TEST_CLOCK: '1', LEADCHAT_PRICE_WHATSAPP: '2' };
+const ctx = useGateway(ENV);
+
+const restarted: InProcessGateway[] = [];
+afterAll(async () => {
+  for (const gw of restarted) {
+    await gw.stop();
+    removeDir(gw.dataDir);
+  }
+});
 
 async function subAccount(credits: number) {
   const agency = await createAccount(ctx.gw, { type: 'agency', email: `${unique('agency')}@example.com` });
@@ -110,12 +123,116 @@ test("the history pages newest first: grants, the recharge that answered an auto
   await grant(agency, sub, 1);
   expect((await history(sub, { limit: '1' })).body.data[0]).toMatchObject({ kind: 'grant', amount: 1, balance: 12 });
 
+  // One kind at a time: grants and recharges are told apart, as the history shows them.
+  const amounts = async (query: Record<string, string>) =>
+    (await history(sub, query)).body.data.map((e: any) => [e.kind, e.amount]);
+  expect(await amounts({ kind: 'grant' })).toEqual([
+    ['grant', 1],
+    ['grant', 3],
+  ]);
+  expect(await amounts({ kind: 'recharge' })).toEqual([['recharge', 10]]);
+  expect(await amounts({ kind: 'usage' })).toEqual([
+    ['usage', -1],
+    ['usage', -1],
+  ]);
+  expect(await amounts({ kind: 'refund' })).toEqual([]);
+
   // Another account's cursor is refused; its history is its own.
   const other = await createAccount(ctx.gw);
   expectApiError(await history(other, { cursor: first.body.nextCursor }), 400, 'INVALID_CURSOR');
   expect((await history(other)).body).toEqual({ data: [], nextCursor: null });
   expectApiError(await history(sub, { limit: '0' }), 400, 'VALIDATION_ERROR');
 });
+
+/** The day of an instant in a time zone, YYYY-MM-DD. */
+const localDay = (at: string, timeZone: string) => new Date(at).toLocaleDateString('en-CA', { timeZone });
+
+test("an accountant's history: one kind, the days from one date to another in a time zone, pages that keep their filters; bad filters are a 400 naming them", async () => {
+  const { agency, sub } = await subAccount(3);
+  const first = (await history(sub)).body.data[0];
+  await advanceClock(ctx.gw, '48h');
+  const { list } = await campaign(sub);
+  await addLeads(sub, list.id, 1);
+  const spent = (await history(sub, { kind: 'usage' })).body.data[0];
+  await advanceClock(ctx.gw, '48h');
+  await grant(agency, sub, 2);
+  const last = (await history(sub, { limit: '1' })).body.data[0];
+  const ids = async (query: Record<string, string>, account = sub, path = 'credits/history') => {
+    const res = await api(ctx.gw, account, 'GET', path, { query });
+    expect(res.status).toBe(200);
+    return res.body.data.map((e: any) => e.id);
+  };
+
+  const day = (e: any) => e.createdAt.slice(0, 10);
+  expect(await ids({ from: day(spent), to: day(spent) })).toEqual([spent.id]);
+  // From a day on (to today), and up to a day (from a year before).
+  expect(await ids({ from: day(spent) })).toEqual([last.id, spent.id]);
+  expect(await ids({ to: day(spent) })).toEqual([spent.id, first.id]);
+  expect(await ids({ kind: 'grant', from: day(first), to: day(last) })).toEqual([last.id, first.id]);
+  expect(await ids({ kind: 'usage', to: day(first) })).toEqual([]);
+
+  // The days are those of the time zone named: the usage's day at UTC+14 is another day at UTC-11.
+  const kiritimati = localDay(spent.createdAt, 'Pacific/Kiritimati');
+  const inZone = (timezone: string) => ids({ kind: 'usage', from: kiritimati, to: kiritimati, timezone });
+  expect(await inZone('Pacific/Kiritimati')).toEqual([spent.id]);
+  expect(await inZone('Pacific/Pago_Pago')).toEqual([]);
+
+  // Pages keep the filters their cursor was given with; another filter refuses the cursor.
+  const page1 = (await history(sub, { kind: 'grant', from: day(first), limit: '1' })).body;
+  expect(page1.data.map((e: any) => e.id)).toEqual([last.id]);
+  const page2 = (await history(sub, { kind: 'grant', from: day(first), limit: '1', cursor: page1.nextCursor })).body;
+  expect(page2).toEqual({ data: [expect.objectContaining({ id: first.id })], nextCursor: null });
+  expectApiError(
+    await history(sub, { kind: 'usage', from: day(first), cursor: page1.nextCursor }),
+    400,
+    'INVALID_CURSOR',
+  );
+
+  // The agency reads the sub-account's with the same filters.
+  expect(await ids({ kind: 'usage' }, agency, `subaccounts/${sub.id}/credits/history`)).toEqual([spent.id]);
+  expect(await ids({ from: day(last) }, agency, `subaccounts/${sub.id}/credits/history`)).toEqual([last.id]);
+
+  const refused = async (query: Record<string, string>, field: string) => {
+    const res = await history(sub, query);
+    expectApiError(res, 400, 'VALIDATION_ERROR');
+    expect(res.body.error.fields.map((f: any) => f.field)).toEqual([field]);
+  };
+  await refused({ kind: 'bonus' }, 'kind');
+  await refused({ kind: 'grant,usage' }, 'kind');
+  await refused({ from: '2026-13-01' }, 'from');
+  await refused({ to: 'yesterday' }, 'to');
+  await refused({ from: '2026-02-30' }, 'from');
+  await refused({ from: '2026-03-02', to: '2026-03-01' }, 'from');
+  await refused({ from: '2024-01-01', to: '2026-01-01' }, 'from');
+  await refused({ from: '2026-03-01', timezone: 'Mars/Olympus' }, 'timezone');
+});
+
+test('entries an earlier release stored, with no day of their own, are found by their dates after an upgrade', async () => {
+  const dataDir = tempDir();
+  let gw = await startInProcess(ENV, dataDir);
+  const agency = await createAccount(gw, { type: 'agency', email: `${unique('agency')}@example.com` });
+  const sub = await createAccount(gw, { parentEmail: agency.email, email: `${unique('sub')}@example.com` });
+  await api(gw, agency, 'POST', 'subaccounts/credits', { body: { email: sub.email, amount: 4 } });
+  const [entry] = (await api(gw, sub, 'GET', 'credits/history')).body.data;
+  await advanceClock(gw, '48h');
+  await api(gw, agency, 'POST', 'subaccounts/credits', { body: { email: sub.email, amount: 1 } });
+  expect(await gw.stop()).toBe(0);
+
+  // As the earlier release left it: the entry holds no day, and no start gave it one since.
+  const store = await openStoreOf(gw.env);
+  await store.transact(async (tx) => {
+    await tx.update<{ id: string; day?: string | null }>('transactions', entry.id, { day: null });
+  });
+  await store.close();
+  await forgetDone(gw.env, ['credit-days-1']);
+
+  gw = await startInProcess(ENV, dataDir);
+  restarted.push(gw);
+  await untilIdle(gw);
+  const day = entry.createdAt.slice(0, 10);
+  const found = await api(gw, sub, 'GET', 'credits/history', { query: { from: day, to: day } });
+  expect(found.body.data).toEqual([entry]);
+}, 60_000);
 
 test('the low-balance threshold: set by the account, lowBalance while the balance is under it, cleared with null', async () => {
   const { agency, sub } = await subAccount(3);

@@ -1379,6 +1379,25 @@ describe.each(backends.filter((b) => b.name === 'lowdb' || HAS_POSTGRES))('$name
     expect(await store.settings.get('pending-deliveries-named-1')).toBeDefined();
   });
 
+  test("migration 28 finds an older database's credit entries by kind and by their UTC day", async () => {
+    const empty = await databaseBefore(
+      28,
+      `INSERT INTO transactions (id, doc) VALUES
+         ('ctx_1', '{"id":"ctx_1","accountId":"acc_1","kind":"grant","createdAt":"2026-03-01T23:30:00.000Z"}'),
+         ('ctx_2', '{"id":"ctx_2","accountId":"acc_1","kind":"usage","createdAt":"2026-03-02T00:10:00.000Z"}')`,
+    );
+    const store = await open(empty);
+    expect((await store.find('transactions', 'kind', ['acc_1', 'usage'])).map((t) => t.id)).toEqual(['ctx_2']);
+    expect((await store.find('transactions', 'accountDay', ['acc_1', '2026-03-01'])).map((t) => t.id)).toEqual([
+      'ctx_1',
+    ]);
+    expect((await store.find('transactions', 'kindDay', ['acc_1', 'usage', '2026-03-02'])).map((t) => t.id)).toEqual([
+      'ctx_2',
+    ]);
+    // The embedded store's walk that dates them is not needed on this one.
+    expect(await store.settings.get('credit-days-1')).toBeDefined();
+  });
+
   describe('through a relay the test cuts', () => {
     let relay: Relay;
 

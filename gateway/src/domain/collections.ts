@@ -96,7 +96,17 @@ export const collections: CollectionSpec[] = [
     },
   },
   { name: 'webhooks', indexes: { account: { fields: ['accountId'] } } },
-  { name: 'transactions', indexes: { account: { fields: ['accountId'] } } },
+  // An account's credit history, whole or of one stored kind, and each of those by UTC day for a range of dates
+  // (domain/credit-history.ts).
+  {
+    name: 'transactions',
+    indexes: {
+      account: { fields: ['accountId'] },
+      kind: { fields: ['accountId', 'kind'] },
+      accountDay: { fields: ['accountId', 'day'] },
+      kindDay: { fields: ['accountId', 'kind', 'day'] },
+    },
+  },
   {
     name: 'idempotency',
     indexes: { key: { unique: true, fields: ['accountId', 'key'] }, contact: { fields: ['contactId'] } },

@@ -2,7 +2,7 @@ import type { Config } from '../config.js';
 import type { Gateway } from '../context.js';
 import { ApiError, forbidden, notFound } from '../errors.js';
 import { newId, now } from '../ids.js';
-import type { Page, Reader, Tx } from '../store/store.js';
+import type { Reader, Tx } from '../store/store.js';
 import { findByEmail, getAccount, lockAccount, toCredits, type Account } from './accounts.js';
 import { afterGrant, checkAutoRecharge, publicAutoRecharge } from './auto-recharge.js';
 import {
@@ -34,6 +34,17 @@ export interface CreditTransaction {
   /** A grant that answered the sub-account's auto-recharge request (made while it was pending). */
   recharge?: boolean;
   createdAt: string;
+  /** The UTC day of createdAt: the history's filter by dates finds an entry by it (domain/credit-history.ts). */
+  day?: string;
+}
+
+/** The UTC day of an entry's time, the key its day indexes find it by (domain/credit-history.ts). */
+export const dayOf = (createdAt: string): string => createdAt.slice(0, 10);
+
+/** An entry's time, and its day by which a filtered history finds it. */
+function dated(): Pick<CreditTransaction, 'createdAt' | 'day'> {
+  const createdAt = now();
+  return { createdAt, day: dayOf(createdAt) };
 }
 
 export type GrantResult = Answer<typeof grant>;
@@ -70,7 +81,7 @@ export async function grantCredits(
       grantedBy: agency.id,
       // The agency answers an auto-recharge request with a grant: the one made while it waits is that recharge.
       recharge: sub.autoRecharge?.pending === true,
-      createdAt: now(),
+      ...dated(),
     });
     await afterGrant(tx, sub.id, key);
     creditsChanged(tx, sub.id, agency.id);
@@ -128,7 +139,7 @@ export async function spend(
     amountCents: -amountCents,
     balanceCents,
     grantedBy: null,
-    createdAt: now(),
+    ...dated(),
     ...entry,
   });
   await checkAutoRecharge(tx, account.id);
@@ -166,7 +177,7 @@ export async function refund(tx: Tx, message: Message, description: string): Pro
     channel: message.conversationId
       ? ((await tx.get<Conversation>('conversations', message.conversationId))?.channelKey ?? null)
       : null,
-    createdAt: now(),
+    ...dated(),
   });
   await checkAutoRecharge(tx, account.id);
   creditsChanged(tx, account.id, account.parentId);
@@ -252,10 +263,6 @@ export function publicEntry(t: CreditTransaction): Answer<typeof creditEntry> {
 
 const isMessageKind = (a: string | null): a is (typeof MESSAGE_KINDS)[number] =>
   (MESSAGE_KINDS as readonly string[]).includes(a ?? '');
-
-/** The account's credit history, newest first, a page at a time (GET /v1/credits/history). */
-export const creditHistory = (r: Reader, accountId: string, page: Page) =>
-  r.find<CreditTransaction>('transactions', 'account', [accountId], { ...page, order: 'desc' });
 
 /**
  * The balance under which the account's team is warned (PUT /v1/credits/low-balance); null: no warning but the one

@@ -41,6 +41,8 @@ export type JobKinds = {
   delivery_contacts: { after?: string };
   /** The receiver of each delivery an earlier release left pending, from the one after `after`. */
   pending_deliveries: { after?: string };
+  /** The UTC day of each credit entry stored before entries held it, from the one after `after`. */
+  credit_days: { after?: string };
   /** The openings an earlier release left failed, counted and retried as failed ones, from the one after `after`. */
   failed_openings: { after?: string };
   /** Auto-recharge requests an earlier release left waiting, from the account after `after`: each looked at again. */

@@ -1,9 +1,10 @@
 import type { Config } from '../config.js';
 import { forbidden, notFound } from '../errors.js';
-import type { Page, Reader } from '../store/store.js';
+import type { Page, Reader, Store } from '../store/store.js';
 import { toCredits, type Account } from './accounts.js';
 import { publicAutoRecharge } from './auto-recharge.js';
-import { creditHistory, creditsOf } from './credits.js';
+import { creditsOf } from './credits.js';
+import { historyPage, type HistoryFilter, type PageRequest } from './credit-history.js';
 import type { subAccount } from '../contract/credits.js';
 import type { Answer } from '../contract/shared.js';
 
@@ -53,6 +54,12 @@ export async function subAccountCredits(
  * A sub-account's credit history a page at a time, as GET /v1/credits/history shows it to the sub-account: a
  * sub-account that has sent for months holds more entries than one answer should carry.
  */
-export async function subAccountHistory(r: Reader, agency: Account, subId: string, page: Page) {
-  return creditHistory(r, (await subAccountOf(r, agency, subId)).id, page);
+export async function subAccountHistory(
+  store: Store,
+  agency: Account,
+  subId: string,
+  filter: HistoryFilter,
+  page: PageRequest,
+) {
+  return historyPage(store, await subAccountOf(store, agency, subId), filter, page);
 }

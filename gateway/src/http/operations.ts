@@ -800,7 +800,8 @@ export const OPERATIONS: Record<string, Partial<Record<'get' | 'post' | 'put' | 
       tag: 'Credits',
       summary: "The account's credit history",
       description:
-        'Grants, recharges (grants answering an auto-recharge request) and what each message cost, with its kind and channel; newest first.',
+        'Grants, recharges (grants answering an auto-recharge request) and what each message cost, with its kind and channel; newest first. Filtered by `kind`, and by days (`from`, `to`, both included) of a `timezone`.',
+      query: schemas.creditHistoryQuery,
       paged: true,
       answers: { 200: page(creditEntry) },
     },
@@ -843,7 +844,8 @@ export const OPERATIONS: Record<string, Partial<Record<'get' | 'post' | 'put' | 
       tag: 'Credits',
       summary: "A sub-account's credit history",
       description:
-        'As GET /v1/credits/history shows it to the sub-account: grants, recharges and what each message cost; newest first.',
+        'As GET /v1/credits/history shows it to the sub-account: grants, recharges and what each message cost; newest first, with the same filters.',
+      query: schemas.creditHistoryQuery,
       paged: true,
       answers: { 200: page(creditEntry) },
       errors: { 403: ['NOT_AGENCY'], ...notFound('SUB_ACCOUNT') },

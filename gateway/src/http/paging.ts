@@ -14,7 +14,7 @@ import { accountOf, parse, sendDurable } from './route.js';
  * pages, and a reader of the store to `readPage`; a page of the caller's account's records with no filter is
  * `accountPage`'s:
  *
- *   get: accountPage(gw, (account, _req, page) => creditHistory(gw.store, account.id, page), publicEntry),
+ *   get: accountPage(gw, (agency, _req, page) => subAccountsOf(gw.store, agency, page), publicSubAccount),
  *
  * The cursor holds the place of the last item shown when the reader gives it (see Placed): a list whose items may
  * leave it (a list's contacts, the team, webhooks, a search) or move in it (the inbox, in the order `touch` changes)

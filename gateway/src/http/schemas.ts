@@ -17,6 +17,7 @@ import { classify, type Intent } from '../engine/keywords.js';
 import { normalForm } from '../normal-form.js';
 import { EVENTS } from '../domain/events.js';
 import { knownZone } from '../domain/time-zone.js';
+import { HISTORY_KINDS } from '../domain/credit-history.js';
 import { pageFields, pageQuery } from './paging.js';
 import { identifiable } from '../domain/contact-identity.js';
 import { searchQuery } from '../domain/contact-search.js';
@@ -845,6 +846,25 @@ export const creditsQuery = z.strictObject({
     .transform((v) => v === 'true')
     .default(true)
     .describe('false: the balance without its whole history (GET /credits/history pages it)'),
+});
+
+/** GET /v1/credits/history and /v1/subaccounts/{id}/credits/history: a page of entries, of one kind, over days. */
+export const creditHistoryQuery = z.strictObject({
+  ...pageFields,
+  kind: z.enum(HISTORY_KINDS).optional().describe('Only the entries of this kind'),
+  from: calendarDate
+    .optional()
+    .describe('Only entries of this day or after, YYYY-MM-DD in `timezone` (at most 366 days before `to`)'),
+  to: calendarDate
+    .optional()
+    .describe('Only entries of this day or before, YYYY-MM-DD in `timezone`; today by default when `from` is given'),
+  timezone: z
+    .string()
+    .trim()
+    .max(100)
+    .default('UTC')
+    .refine((v) => knownZone(v), 'must be an IANA time zone such as "America/New_York"')
+    .describe('The IANA time zone whose days `from` and `to` name; UTC by default'),
 });
 
 export const unansweredQuery = z.strictObject({

@@ -15,7 +15,8 @@ export interface Backfill<T extends Doc> {
     | 'delivery_contacts'
     | 'pending_deliveries'
     | 'auto_recharge_requests'
-    | 'failed_openings';
+    | 'failed_openings'
+    | 'credit_days';
   /** The setting that marks the walk done; raised when what the walk gives changes. */
   done: string;
   collection: string;

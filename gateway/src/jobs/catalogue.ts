@@ -13,6 +13,7 @@ import { indexContacts } from './contact-search-index.js';
 import { deliver } from './deliver.js';
 import { nameDeliveryContacts } from './delivery-contacts.js';
 import { namePendingDeliveries } from './pending-deliveries.js';
+import { dateCreditEntries } from './credit-days.js';
 import { markFailedOpenings } from './failed-openings.js';
 import { housekeeping } from './housekeeping.js';
 import { runImport } from './import.js';
@@ -39,6 +40,7 @@ export const jobCatalogue: { readonly [K in JobKind]: JobHandler<K> } = {
   contact_search_index: indexContacts,
   delivery_contacts: nameDeliveryContacts,
   pending_deliveries: namePendingDeliveries,
+  credit_days: dateCreditEntries,
   failed_openings: markFailedOpenings,
   inbound,
   auto_recharge_unheard: (ctx, job) => askAgainIfUnheard(ctx, job.data),

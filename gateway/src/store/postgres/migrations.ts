@@ -423,6 +423,23 @@ CREATE INDEX IF NOT EXISTS "deliveries_by_pending" ON "deliveries" ((doc->>'pend
 INSERT INTO leadchat_settings (name, value) VALUES ('pending-deliveries-named-1', now()::text) ON CONFLICT (name) DO NOTHING;
 `,
   },
+  {
+    version: 28,
+    // The credit history filtered by kind and by dates reads these indexes (domain/credit-history.ts). The entries of
+    // earlier releases get their UTC day here, as the embedded store's walk gives it (jobs/credit-days.ts).
+    name: 'the credit history found by kind and by day',
+    sql: `
+UPDATE "transactions" SET doc = doc || jsonb_build_object('day', left(doc->>'createdAt', 10))
+  WHERE doc->>'day' IS NULL AND doc->>'createdAt' IS NOT NULL;
+CREATE INDEX IF NOT EXISTS "transactions_by_kind" ON "transactions" ((doc->>'accountId'), (doc->>'kind'), seq)
+  WHERE doc->>'accountId' IS NOT NULL AND doc->>'kind' IS NOT NULL;
+CREATE INDEX IF NOT EXISTS "transactions_by_accountDay" ON "transactions" ((doc->>'accountId'), (doc->>'day'), seq)
+  WHERE doc->>'accountId' IS NOT NULL AND doc->>'day' IS NOT NULL;
+CREATE INDEX IF NOT EXISTS "transactions_by_kindDay" ON "transactions" ((doc->>'accountId'), (doc->>'kind'), (doc->>'day'), seq)
+  WHERE doc->>'accountId' IS NOT NULL AND doc->>'kind' IS NOT NULL AND doc->>'day' IS NOT NULL;
+INSERT INTO leadchat_settings (name, value) VALUES ('credit-days-1', now()::text) ON CONFLICT (name) DO NOTHING;
+`,
+  },
 ];
 
 /** Arbitrary and fixed: the advisory lock under which one process at a time migrates a database. */
