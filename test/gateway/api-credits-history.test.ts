@@ -97,6 +97,7 @@ test("the history pages newest first: grants, the recharge that answered an auto
       messageId: null,
       messageKind: null,
       channel: null,
+      subAccount: null,
       createdAt: expect.stringMatching(/Z$/),
     },
     {
@@ -108,6 +109,7 @@ test("the history pages newest first: grants, the recharge that answered an auto
       messageId: expect.stringMatching(/^msg_/),
       messageKind: 'campaign',
       channel: 'sms',
+      subAccount: null,
       createdAt: expect.any(String),
     },
   ]);
@@ -205,6 +207,60 @@ test("an accountant's history: one kind, the days from one date to another in a 
   await refused({ from: '2026-03-02', to: '2026-03-01' }, 'from');
   await refused({ from: '2024-01-01', to: '2026-01-01' }, 'from');
   await refused({ from: '2026-03-01', timezone: 'Mars/Olympus' }, 'timezone');
+});
+
+test("an agency's own history lists each grant it made to a sub-account, as credits that left it, with the sub-account named; its balance is not debited", async () => {
+  const agency = await createAccount(ctx.gw, { type: 'agency', email: `${unique('agency')}@example.com` });
+  const acme = await createAccount(ctx.gw, { parentEmail: agency.email, name: 'Acme Dental' });
+  const bolt = await createAccount(ctx.gw, { parentEmail: agency.email, name: 'Bolt Gyms' });
+  await grant(agency, acme, 5);
+  await advanceClock(ctx.gw, '48h');
+  await api(ctx.gw, agency, 'POST', 'subaccounts/credits', {
+    body: { email: bolt.email, amount: 2.5, description: 'November top-up' },
+  });
+
+  const own = await history(agency);
+  expect(own.status).toBe(200);
+  expect(own.body).toEqual({
+    data: [
+      {
+        id: expect.any(String),
+        kind: 'granted',
+        amount: -2.5,
+        balance: null,
+        description: 'November top-up',
+        messageId: null,
+        messageKind: null,
+        channel: null,
+        subAccount: { id: bolt.id, name: 'Bolt Gyms' },
+        createdAt: expect.stringMatching(/Z$/),
+      },
+      expect.objectContaining({ kind: 'granted', amount: -5, subAccount: { id: acme.id, name: 'Acme Dental' } }),
+    ],
+    nextCursor: null,
+  });
+  // The gateway does not debit an agency for what it grants.
+  expect((await api(ctx.gw, agency, 'GET', 'credits')).body.balance).toBe(0);
+
+  // Filtered and paged like the rest of the history.
+  const [latest, earlier] = own.body.data;
+  expect((await history(agency, { kind: 'granted' })).body.data).toEqual([latest, earlier]);
+  expect((await history(agency, { kind: 'grant' })).body.data).toEqual([]);
+  const day = earlier.createdAt.slice(0, 10);
+  expect((await history(agency, { from: day, to: day })).body.data).toEqual([earlier]);
+  const page1 = (await history(agency, { limit: '1' })).body;
+  expect(page1.data).toEqual([latest]);
+  expect((await history(agency, { limit: '1', cursor: page1.nextCursor })).body).toEqual({
+    data: [earlier],
+    nextCursor: null,
+  });
+
+  // The sub-account's history shows the grant received, as before; another agency sees none of it.
+  expect((await history(acme)).body.data).toEqual([
+    expect.objectContaining({ id: earlier.id, kind: 'grant', amount: 5, balance: 5, subAccount: null }),
+  ]);
+  const stranger = await createAccount(ctx.gw, { type: 'agency', email: `${unique('agency')}@example.com` });
+  expect((await history(stranger)).body).toEqual({ data: [], nextCursor: null });
 });
 
 test('entries an earlier release stored, with no day of their own, are found by their dates after an upgrade', async () => {

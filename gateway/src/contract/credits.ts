@@ -72,12 +72,15 @@ export const creditEntry = z
   .object({
     id: z.string(),
     kind: z
-      .enum(['grant', 'recharge', 'usage', 'refund'])
+      .enum(['grant', 'recharge', 'usage', 'refund', 'granted'])
       .describe(
-        "grant: credits an agency granted; recharge: a grant answering the sub-account's auto-recharge request; usage: what a message cost; refund: what a message paid, given back because the gateway withheld it before any channel took it (the contact opted out meanwhile)",
+        "grant: credits an agency granted; recharge: a grant answering the sub-account's auto-recharge request; usage: what a message cost; refund: what a message paid, given back because the gateway withheld it before any channel took it (the contact opted out meanwhile); granted: in an agency's own history, credits it granted to one of its sub-accounts (subAccount)",
       ),
-    amount: credits('Credits added or given back (positive), or spent (negative)'),
-    balance: credits('The balance after it'),
+    amount: credits('Credits added or given back (positive), or spent or granted to a sub-account (negative)'),
+    balance: z
+      .number()
+      .nullable()
+      .describe("The balance after it; null on a granted line: a grant does not change the agency's own balance"),
     description: z.string().nullable(),
     messageId: z.string().nullable().describe('usage: the message it paid for; refund: the message it gave back for'),
     messageKind: z
@@ -88,6 +91,13 @@ export const creditEntry = z
       .string()
       .nullable()
       .describe("usage and refund: the conversation's channel: sms, whatsapp, messenger, instagram or custom:<label>"),
+    subAccount: z
+      .object({
+        id: z.string(),
+        name: z.string().nullable().describe('Its name now; null once it is gone'),
+      })
+      .nullable()
+      .describe('granted: the sub-account the agency granted the credits to'),
     createdAt: timestamp,
   })
   .meta({ id: 'CreditEntry' });

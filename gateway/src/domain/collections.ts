@@ -96,8 +96,8 @@ export const collections: CollectionSpec[] = [
     },
   },
   { name: 'webhooks', indexes: { account: { fields: ['accountId'] } } },
-  // An account's credit history, whole or of one stored kind, and each of those by UTC day for a range of dates
-  // (domain/credit-history.ts).
+  // An account's credit history, whole or of one stored kind, an agency's grants to its sub-accounts, and each of
+  // those by UTC day for a range of dates (domain/credit-history.ts).
   {
     name: 'transactions',
     indexes: {
@@ -105,6 +105,8 @@ export const collections: CollectionSpec[] = [
       kind: { fields: ['accountId', 'kind'] },
       accountDay: { fields: ['accountId', 'day'] },
       kindDay: { fields: ['accountId', 'kind', 'day'] },
+      grantedBy: { fields: ['grantedBy'] },
+      grantedByDay: { fields: ['grantedBy', 'day'] },
     },
   },
   {

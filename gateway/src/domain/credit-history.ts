@@ -2,19 +2,20 @@ import { fieldError } from '../errors.js';
 import { clockNow } from '../clock.js';
 import type { Placed, Scalar, Store } from '../store/store.js';
 import type { Account } from './accounts.js';
-import { dayOf, type CreditTransaction } from './credits.js';
+import { dayOf, type CreditTransaction, type HistoryLine } from './credits.js';
 import { DAY_MS } from './durations.js';
 import { canonicalZone, instantAt, offsetAt } from './time-zone.js';
 
 /**
  * GET /v1/credits/history and GET /v1/subaccounts/{id}/credits/history with their filters: one kind of entry, and a
  * range of days of a time zone. Every read goes through an index: the account's entries, or those of one stored
- * kind, per UTC day of the range when dates are given. A page reads at most a page of entries per day, plus those of
- * the range's first and last UTC days that fall outside its local days: never the account's whole history.
+ * kind, and an agency's grants to its sub-accounts (`granted`, found by `grantedBy`), per UTC day of the range when
+ * dates are given. A page reads at most a page of entries per day and index, plus those of the range's first and
+ * last UTC days that fall outside its local days: never the account's whole history.
  */
 
-/** The kinds an entry of the history shows (the contract's). */
-export const HISTORY_KINDS = ['grant', 'recharge', 'usage', 'refund'] as const;
+/** The kinds an entry of the history shows (the contract's), `granted` being an agency's grant to a sub-account. */
+export const HISTORY_KINDS = ['grant', 'recharge', 'usage', 'refund', 'granted'] as const;
 export type HistoryKind = (typeof HISTORY_KINDS)[number];
 
 /** The longest range of days a filtered history covers, as for a funnel. */
@@ -72,7 +73,7 @@ function streamsOf(account: Pick<Account, 'id' | 'type'>, kind: HistoryKind | un
   const streams: Stream[] = [];
   if (kind === undefined) {
     streams.push({ index: 'account', dayIndex: 'accountDay', values: [account.id], keep: () => true });
-  } else {
+  } else if (kind !== 'granted') {
     // A recharge is stored as a grant that answered a request: both are read from the grants, told apart here.
     const stored = kind === 'recharge' ? 'grant' : kind;
     const keep =
@@ -83,6 +84,9 @@ function streamsOf(account: Pick<Account, 'id' | 'type'>, kind: HistoryKind | un
           : () => true;
     streams.push({ index: 'kind', dayIndex: 'kindDay', values: [account.id, stored], keep });
   }
+  // The grants an agency made are entries of its sub-accounts' ledgers, found by who granted them.
+  if (account.type === 'agency' && (kind === undefined || kind === 'granted'))
+    streams.push({ index: 'grantedBy', dayIndex: 'grantedByDay', values: [account.id], keep: () => true });
   return streams;
 }
 
@@ -95,14 +99,17 @@ export async function historyPage(
   account: Pick<Account, 'id' | 'type'>,
   filter: HistoryFilter,
   page: PageRequest,
-): Promise<Array<Placed<CreditTransaction>>> {
+): Promise<Array<Placed<HistoryLine>>> {
   const range = rangeOf(filter);
   const streams = streamsOf(account, filter.kind);
   const read = await Promise.all(streams.map((s) => readStream(store, s, range, page)));
-  return read
-    .flat()
+  const lines = read
+    .flatMap((placed, i) =>
+      placed.map(({ doc, place }) => ({ doc: streams[i]!.index === 'grantedBy' ? granted(doc) : doc, place })),
+    )
     .sort((a, b) => b.place - a.place)
     .slice(0, page.limit);
+  return named(store, lines);
 }
 
 /** Up to `page.limit` entries of one stream after `page.after`, in the range's days when it has some. */
@@ -134,4 +141,29 @@ async function readStream(
     if (found.length >= page.limit) break;
   }
   return found;
+}
+
+/**
+ * A grant seen from the agency that made it: the credits went from it to the sub-account, so the amount is negative.
+ * The gateway does not debit an agency for its grants, so no balance of the agency's changed: there is none to show.
+ */
+const granted = (t: CreditTransaction): HistoryLine => ({
+  ...t,
+  kind: 'granted',
+  amountCents: -t.amountCents,
+  grantedTo: { id: t.accountId, name: null },
+});
+
+/** The sub-accounts of `granted` lines named as they are now, each read once per page. */
+async function named(store: Store, lines: Array<Placed<HistoryLine>>): Promise<Array<Placed<HistoryLine>>> {
+  const ids = [...new Set(lines.flatMap(({ doc }) => (doc.grantedTo ? [doc.grantedTo.id] : [])))];
+  if (ids.length === 0) return lines;
+  const accounts = await Promise.all(ids.map((id) => store.get<Account>('accounts', id)));
+  const names = new Map(ids.map((id, i) => [id, accounts[i]?.name ?? null]));
+  return lines.map(({ doc, place }) => ({
+    doc: doc.grantedTo
+      ? { ...doc, grantedTo: { id: doc.grantedTo.id, name: names.get(doc.grantedTo.id) ?? null } }
+      : doc,
+    place,
+  }));
 }

@@ -38,6 +38,13 @@ export interface CreditTransaction {
   day?: string;
 }
 
+/** A line of the history: an entry of the account's ledger, or, for an agency, a grant it made (`granted`). */
+export interface HistoryLine extends Omit<CreditTransaction, 'kind'> {
+  kind: CreditTransaction['kind'] | 'granted';
+  /** A `granted` line: the sub-account granted to, named as it is now (null once it is gone). */
+  grantedTo?: { id: string; name: string | null };
+}
+
 /** The UTC day of an entry's time, the key its day indexes find it by (domain/credit-history.ts). */
 export const dayOf = (createdAt: string): string => createdAt.slice(0, 10);
 
@@ -239,10 +246,10 @@ const isLow = (a: Account) =>
   a.parentId !== null && a.lowBalanceThresholdCents != null && a.balanceCents < a.lowBalanceThresholdCents;
 
 /**
- * A history entry as the API shows it: a grant, a recharge (a grant answering auto-recharge), a message's cost, or its
- * refund.
+ * A history entry as the API shows it: a grant, a recharge (a grant answering auto-recharge), a message's cost, its
+ * refund, or in an agency's history a grant it made to a sub-account.
  */
-export function publicEntry(t: CreditTransaction): Answer<typeof creditEntry> {
+export function publicEntry(t: HistoryLine): Answer<typeof creditEntry> {
   const usage = t.kind === 'usage';
   const ofMessage = usage || t.kind === 'refund';
   // Older usage entries hold the message's kind only in their description ("bot message on sms").
@@ -250,13 +257,14 @@ export function publicEntry(t: CreditTransaction): Answer<typeof creditEntry> {
   const author = ofMessage ? (t.author ?? described?.[1] ?? null) : null;
   return {
     id: t.id,
-    kind: ofMessage ? t.kind : t.recharge ? 'recharge' : 'grant',
+    kind: ofMessage || t.kind === 'granted' ? t.kind : t.recharge ? 'recharge' : 'grant',
     amount: toCredits(t.amountCents),
-    balance: toCredits(t.balanceCents),
+    balance: t.kind === 'granted' ? null : toCredits(t.balanceCents),
     description: t.description,
     messageId: t.messageId ?? null,
     messageKind: isMessageKind(author) ? author : null,
     channel: ofMessage ? (t.channel ?? described?.[2] ?? null) : null,
+    subAccount: t.grantedTo ?? null,
     createdAt: t.createdAt,
   };
 }

@@ -440,6 +440,16 @@ CREATE INDEX IF NOT EXISTS "transactions_by_kindDay" ON "transactions" ((doc->>'
 INSERT INTO leadchat_settings (name, value) VALUES ('credit-days-1', now()::text) ON CONFLICT (name) DO NOTHING;
 `,
   },
+  {
+    version: 29,
+    name: "an agency's grants to its sub-accounts found by the agency, whole and by day, for its own credit history",
+    sql: `
+CREATE INDEX IF NOT EXISTS "transactions_by_grantedBy" ON "transactions" ((doc->>'grantedBy'), seq)
+  WHERE doc->>'grantedBy' IS NOT NULL;
+CREATE INDEX IF NOT EXISTS "transactions_by_grantedByDay" ON "transactions" ((doc->>'grantedBy'), (doc->>'day'), seq)
+  WHERE doc->>'grantedBy' IS NOT NULL AND doc->>'day' IS NOT NULL;
+`,
+  },
 ];
 
 /** Arbitrary and fixed: the advisory lock under which one process at a time migrates a database. */

@@ -6,7 +6,8 @@ export interface CreditLine {
   what: string;
   /** The amount and the balance after it, as the page writes credits; the amount is signed here. */
   amount: number;
-  balance: number;
+  /** None on an agency's grant to a sub-account: it does not change the agency's balance. */
+  balance: number | null;
   note: string;
   kind?: string;
 }
@@ -41,7 +42,7 @@ export function CreditTable(props: { id: string; lines: CreditLine[]; credits: (
               <td>{new Date(line.createdAt).toLocaleString()}</td>
               <td>{line.what}</td>
               <td class="num">{(line.amount > 0 ? '+' : '') + credits(line.amount)}</td>
-              <td class="num">{credits(line.balance)}</td>
+              <td class="num">{line.balance === null ? '' : credits(line.balance)}</td>
               <td class="wrap">{line.note}</td>
             </tr>
           ))}

@@ -22,9 +22,13 @@ const CHANNEL: Record<string, string> = {
 const channelText = (key: string) =>
   CHANNEL[key] ?? (key.startsWith('custom:') ? `custom channel ${key.slice('custom:'.length)}` : key);
 
-/** What an entry of the history is, in words: "Grant", "Recharge", "Bot reply on SMS", "Refund: Team reply on SMS". */
+/**
+ * What an entry of the history is, in words: "Grant", "Recharge", "Bot reply on SMS", "Refund: Team reply on SMS",
+ * "Granted to Acme Dental".
+ */
 export function entryText(e: CreditEntry): string {
   if (e.kind === 'grant') return 'Grant';
+  if (e.kind === 'granted') return `Granted to ${e.subAccount?.name ?? e.subAccount?.id ?? 'a sub-account'}`;
   if (e.kind === 'recharge') return 'Recharge';
   const what = e.messageKind ? MESSAGE_KIND[e.messageKind] : 'Usage';
   const message = e.channel ? `${what} on ${channelText(e.channel)}` : what;
