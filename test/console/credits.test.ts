@@ -95,6 +95,29 @@ test('the Credits page and the banner follow grants as they are made; the low-ba
   });
 });
 
+test("an agency's Credits page lists the grants it made, one kind at a time, and names the time zone of its times", async () => {
+  const sub = await consoleAccount(gw, { parentEmail: agency.email, name: 'Bright Smiles' });
+  await grant(sub, 4);
+  const { page } = await openPage(browser);
+  await signInAt(page, url('/console/credits'), agency);
+  await untilTitled(page, 'Credits');
+  const history = page.getByRole('region', { name: 'History' });
+  const first = history.locator('tbody tr').first();
+  await first.waitFor();
+  expect((await first.locator('td').allTextContents()).slice(1, 4)).toEqual(['Granted to Bright Smiles', '-4', '']);
+  const zone = await page.evaluate(() => Intl.DateTimeFormat().resolvedOptions().timeZone);
+  expect(await history.locator('[data-time-zone]').textContent()).toBe(`Times in ${zone}.`);
+
+  // One kind at a time: the agency received no grant itself.
+  await history.getByLabel('Show').selectOption('grant');
+  await history.getByText('No entries of this kind yet.').waitFor();
+  await history.getByLabel('Show').selectOption('granted');
+  await first.waitFor();
+  expect(await history.locator('tbody tr td:nth-child(2)').first().textContent()).toBe('Granted to Bright Smiles');
+  expect(await seriousViolations(page)).toEqual([]);
+  await screenshot(page, 'credits-agency-granted');
+});
+
 test('going Live warns when the balance cannot pay for the openings, with the numbers; the campaign counts those that failed, and retries them once credits are granted', async () => {
   const sub = await consoleAccount(gw, { parentEmail: agency.email, name: 'Bright Clinic' });
   await grant(sub, 1);

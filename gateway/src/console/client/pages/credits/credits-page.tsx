@@ -80,7 +80,7 @@ export function CreditsPage(props: { session: SessionInfo }) {
         </Panel>
       )}
       <Panel title="History" id="history-heading">
-        <HistoryTable />
+        <HistoryTable granted={props.session.account.type === 'agency'} />
       </Panel>
     </>
   );

@@ -9,21 +9,40 @@ import { Button } from '../../components/button.js';
 
 const PAGE = 50;
 
+/** The kinds the history is filtered by (GET …/credits/history?kind=); `granted` on an agency's own only. */
+const KINDS: Array<[string, string]> = [
+  ['', 'All entries'],
+  ['grant', 'Grants'],
+  ['recharge', 'Recharges'],
+  ['usage', 'Usage'],
+  ['refund', 'Refunds'],
+];
+const GRANTED: [string, string] = ['granted', 'Granted to sub-accounts'];
+
 /**
  * A credit history, newest first, a page at a time: grants, recharges and what each message cost, by its kind and
  * channel. The account's own (GET /v1/credits/history) unless `path` names a sub-account's; read again from the top
- * when the stream tells credits changed, or when `version` changes (the agency granted).
+ * when the stream tells credits changed, or when `version` changes (the agency granted). One kind at a time when
+ * the user picks one; `granted` adds an agency's grants to its sub-accounts to the kinds. Times are the browser's,
+ * and the page names its time zone.
  */
-export function HistoryTable(props: { path?: string; version?: number; credits?: (n: number) => string }) {
+export function HistoryTable(props: {
+  path?: string;
+  version?: number;
+  credits?: (n: number) => string;
+  granted?: boolean;
+}) {
   const path = props.path ?? '/v1/credits/history';
   const shown = props.credits ?? credits;
+  const timezone = Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
+  const [kind, setKind] = useState('');
   const [entries, setEntries] = useState<CreditEntry[] | undefined>(undefined);
   const [next, setNext] = useState<string | null>(null);
   const [error, setError] = useState<string | undefined>(undefined);
   const [busy, setBusy] = useState(false);
   const read = async (cursor?: string) => {
     const res = await get<PageOf<CreditEntry>>(
-      `${path}?limit=${PAGE}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+      `${path}?limit=${PAGE}${kind ? `&kind=${kind}` : ''}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
     );
     setError(res.ok ? undefined : res.error);
     if (!res.ok || !res.data) return;
@@ -31,17 +50,37 @@ export function HistoryTable(props: { path?: string; version?: number; credits?:
     setEntries((before) => (cursor ? [...(before ?? []), ...page.data] : page.data));
     setNext(page.nextCursor);
   };
-  useLiveReload(() => read(), [path, props.version], { concerns: (e) => e.event === 'credits.updated' });
+  useLiveReload(() => read(), [path, props.version, kind], { concerns: (e) => e.event === 'credits.updated' });
   const more = async () => {
     setBusy(true);
     await read(next ?? undefined);
     setBusy(false);
   };
 
+  const filter = (
+    <div class="field">
+      <label for="credit-history-kind">Show</label>
+      <select id="credit-history-kind" value={kind} onChange={(e) => setKind(e.currentTarget.value)}>
+        {(props.granted ? [...KINDS, GRANTED] : KINDS).map(([value, label]) => (
+          <option key={value} value={value}>
+            {label}
+          </option>
+        ))}
+      </select>
+    </div>
+  );
   if (!entries) return <Loading error={error} />;
-  if (entries.length === 0) return <p>No credits granted or spent yet.</p>;
+  if (entries.length === 0)
+    return (
+      <>
+        {filter}
+        <p>{kind ? 'No entries of this kind yet.' : 'No credits granted or spent yet.'}</p>
+      </>
+    );
   return (
     <>
+      {filter}
+      <p class="hint" data-time-zone>{`Times in ${timezone}.`}</p>
       <CreditTable
         id="credit-history"
         credits={shown}
