@@ -53,14 +53,17 @@ export async function leaveTurn(tx: Tx, delivery: Delivery): Promise<Partial<Del
 }
 
 /**
- * The replies of a conversation still waiting in a turn, to any receiver of the account (for their retry, or behind
- * one waiting for it): their messages' ids, in one order.
+ * The replies of a conversation waiting in a turn held by a retry, to any receiver of the account (the one waiting for
+ * its retry, and those behind it): their messages' ids, in one order. A turn whose first reply is being posted, or
+ * about to be, holds nothing up: it is not waiting.
  */
 export async function repliesWaitingOn(tx: Tx, accountId: string, conversationId: string): Promise<string[]> {
   const targets = [OWNER_TARGET, ...(await subscriptionsOf(tx, accountId)).map((s) => s.id)];
   const ids = new Set<string>();
-  for (const target of targets)
-    for (const d of await tx.find<Delivery>('deliveries', 'turn', [turnOf(conversationId, target)]))
-      if (d.messageId) ids.add(d.messageId);
+  for (const target of targets) {
+    const turn = await tx.find<Delivery>('deliveries', 'turn', [turnOf(conversationId, target)]);
+    if (!turn.some((d) => d.nextAttemptAt)) continue;
+    for (const d of turn) if (d.messageId) ids.add(d.messageId);
+  }
   return [...ids].sort();
 }
