@@ -46,14 +46,6 @@ const gatewayReply = [
     .describe('An opt-out (STOP, or its words in another language): the contact is opted out and told so, once'),
   z
     .object({
-      kind: z.literal('opt_in'),
-      body: z.string().describe('The opt-in confirmation the contact is sent'),
-    })
-    .describe(
-      'An opt-in (START): a contact who had opted out is opted in again and told so. Never for a contact that has not opted out, whom the bot answers as for any message; so never from POST /v1/campaigns/{id}/bot/test, which answers for such a contact',
-    ),
-  z
-    .object({
       kind: z.literal('help'),
       body: z.string().describe("The account's helpText (PUT /v1/settings), else the built-in one"),
     })

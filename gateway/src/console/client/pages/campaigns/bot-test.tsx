@@ -102,15 +102,6 @@ function Answer({ answer }: { answer: BotTest }) {
           <p class="message">{reply.body}</p>
         </>
       )}
-      {reply.kind === 'opt_in' && (
-        <>
-          <p class="label">
-            This is an opt-in: a contact who had unsubscribed would be subscribed again, and told (one who had not gets
-            the bot’s answer):
-          </p>
-          <p class="message">{reply.body}</p>
-        </>
-      )}
       {reply.kind === 'help' && (
         <>
           <p class="label">
