@@ -820,19 +820,23 @@ const calendarDate = z
     'is not a day of the calendar',
   );
 
+/** The IANA time zone whose days a query's `from` and `to` name, UTC when none is given. */
+const zoneOfDays = (description: string) =>
+  z
+    .string()
+    .trim()
+    .max(100)
+    .default('UTC')
+    .refine((v) => knownZone(v), 'must be an IANA time zone such as "America/New_York"')
+    .describe(description);
+
 /** GET /v1/campaigns/{id}/funnel: a range of days (both included) in a time zone. */
 export const funnelQuery = z.object({
   from: calendarDate
     .optional()
     .describe("First day, YYYY-MM-DD; the campaign's first day by default (at most 366 days before `to`)"),
   to: calendarDate.optional().describe('Last day, YYYY-MM-DD; today by default'),
-  timezone: z
-    .string()
-    .trim()
-    .max(100)
-    .default('UTC')
-    .refine((v) => knownZone(v), 'must be an IANA time zone such as "America/New_York"')
-    .describe('The IANA time zone whose days are counted; UTC by default'),
+  timezone: zoneOfDays('The IANA time zone whose days are counted; UTC by default'),
 });
 
 export const unreachableQuery = z.strictObject({
@@ -858,13 +862,7 @@ export const creditHistoryQuery = z.strictObject({
   to: calendarDate
     .optional()
     .describe('Only entries of this day or before, YYYY-MM-DD in `timezone`; today by default when `from` is given'),
-  timezone: z
-    .string()
-    .trim()
-    .max(100)
-    .default('UTC')
-    .refine((v) => knownZone(v), 'must be an IANA time zone such as "America/New_York"')
-    .describe('The IANA time zone whose days `from` and `to` name; UTC by default'),
+  timezone: zoneOfDays('The IANA time zone whose days `from` and `to` name; UTC by default'),
 });
 
 export const unansweredQuery = z.strictObject({
