@@ -15,8 +15,8 @@ import {
 
 /**
  * A webhook subscription deleted (an n8n workflow deactivated deletes its own), or disabled by the gateway, while its
- * receiver was down: what was waiting for it is settled at once, not when each retry comes due hours later. A bot's answer that only it was to
- * receive is failed then, and the conversation goes to the team now.
+ * receiver was down: what was waiting for it is settled at once, not when each retry comes due hours later. A bot's
+ * answer that only it was to receive is failed then, and the conversation goes to the team now.
  */
 const ENV = {
   LEADCHAT_JOB_POLL: '100ms',
@@ -52,6 +52,31 @@ async function subscribe(
   const res = await api(gw, account, 'POST', 'webhooks', { body: { url, events } });
   expect(res.status).toBe(201);
   return res.body.id;
+}
+
+/**
+ * The bot's answer (`answerId`) and the event of the question it answered (`askedId`), each waiting for the receiver
+ * `target`, failed at once, not posted, saying `why`: the answer's one attempt after the 503 that put it off.
+ */
+async function expectEndedUnposted(
+  account: TestAccount,
+  answerId: string,
+  askedId: string,
+  target: string,
+  why: string,
+) {
+  const failed = (await api(ctx.gw, account, 'GET', `messages/${answerId}`)).body;
+  expect(failed).toMatchObject({ status: 'failed', error: why });
+  expect(failed.deliveries).toEqual([
+    expect.objectContaining({
+      target,
+      status: 'failed',
+      nextAttemptAt: null,
+      attempts: [expect.objectContaining({ status: 503 }), expect.objectContaining({ status: null, error: why })],
+    }),
+  ]);
+  const event = (await api(ctx.gw, account, 'GET', `messages/${askedId}`)).body.deliveries;
+  expect(event).toEqual([expect.objectContaining({ target, status: 'failed', nextAttemptAt: null })]);
 }
 
 test("deleting a subscription fails its waiting deliveries at once: a bot's answer only it took goes to the team now", async () => {
@@ -96,21 +121,13 @@ test("deleting a subscription fails its waiting deliveries at once: a bot's answ
   await untilIdle(ctx.gw);
 
   // Failed now, saying why, and nothing more posted to the receiver deleted.
-  const failed = (await api(ctx.gw, account, 'GET', `messages/${answer.id}`)).body;
-  expect(failed).toMatchObject({ status: 'failed', error: 'The webhook subscription was deleted' });
-  expect(failed.deliveries).toEqual([
-    expect.objectContaining({
-      target: widgetSub,
-      status: 'failed',
-      nextAttemptAt: null,
-      attempts: [
-        expect.objectContaining({ status: 503 }),
-        expect.objectContaining({ status: null, error: 'The webhook subscription was deleted' }),
-      ],
-    }),
-  ]);
-  const event = (await api(ctx.gw, account, 'GET', `messages/${asked.body.messageId}`)).body.deliveries;
-  expect(event).toEqual([expect.objectContaining({ target: widgetSub, status: 'failed', nextAttemptAt: null })]);
+  await expectEndedUnposted(
+    account,
+    answer.id,
+    asked.body.messageId,
+    widgetSub,
+    'The webhook subscription was deleted',
+  );
   expect(widget.requests).toHaveLength(posted);
   // The team is told as of any failed answer, and has the conversation: the contact is told a person will answer.
   const told = team.requests.map((r) => r.body.type);
@@ -172,21 +189,13 @@ test("a subscription disabled by a 410 fails its other waiting deliveries at onc
   const posted = widget.requests.length;
 
   // The first visitor's answer failed now, its retry not awaited, saying why.
-  const failed = (await api(ctx.gw, account, 'GET', `messages/${answer.id}`)).body;
-  expect(failed).toMatchObject({ status: 'failed', error: 'The webhook subscription is disabled' });
-  expect(failed.deliveries).toEqual([
-    expect.objectContaining({
-      target: widgetSub,
-      status: 'failed',
-      nextAttemptAt: null,
-      attempts: [
-        expect.objectContaining({ status: 503 }),
-        expect.objectContaining({ status: null, error: 'The webhook subscription is disabled' }),
-      ],
-    }),
-  ]);
-  const event = (await api(ctx.gw, account, 'GET', `messages/${asked.body.messageId}`)).body.deliveries;
-  expect(event).toEqual([expect.objectContaining({ target: widgetSub, status: 'failed', nextAttemptAt: null })]);
+  await expectEndedUnposted(
+    account,
+    answer.id,
+    asked.body.messageId,
+    widgetSub,
+    'The webhook subscription is disabled',
+  );
   // The team is told, and has the conversation: the contact is told a person will answer.
   const toldOf = team.requests.filter((r) => r.body.contactId === contactId).map((r) => r.body.type);
   expect(toldOf).toContain('delivery_failed');
