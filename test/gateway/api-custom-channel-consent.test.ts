@@ -44,6 +44,24 @@ const write = (account: TestAccount, fromId: string, body: string) =>
     body: incoming({ fromId, channel: 'web-chat', body }),
   });
 
+/**
+ * A visitor writes, and the team's reply `text` to them is refused once by the widget's receiver: it waits for its
+ * retry, an hour away. The visitor's id, their contact's and the reply.
+ */
+async function replyWaitingForRetry(account: TestAccount, widget: Receiver, text: string) {
+  const fromId = unique('visitor');
+  expect((await write(account, fromId, 'Is the offer still on?')).status).toBe(200);
+  await untilIdle(ctx.gw);
+  const conversations = (await api(ctx.gw, account, 'GET', 'conversations?limit=200')).body.data as any[];
+  const contactId: string = conversations.find((c) => c.contact?.fromId === fromId).contactId;
+  const reply = await api(ctx.gw, account, 'POST', `contacts/${contactId}/messages`, { body: { body: text } });
+  expect(reply.status).toBe(201);
+  await untilIdle(ctx.gw);
+  expect(widget.requests.filter((r) => r.body?.body === text)).toHaveLength(1);
+  expect((await api(ctx.gw, account, 'GET', `messages/${reply.body.id}`)).body.status).toBe('pending');
+  return { fromId, contactId, reply };
+}
+
 test("a team reply waiting for the widget's retry is not posted once the visitor said STOP; the STOP's answer and the events are", async () => {
   const account: TestAccount = await createAccount(ctx.gw);
   const text = 'Hi Ann, are you free on Tuesday?';
@@ -58,17 +76,8 @@ test("a team reply waiting for the widget's retry is not posted once the visitor
   });
   expect(subscribed.status).toBe(201);
 
-  const fromId = unique('visitor');
-  expect((await write(account, fromId, 'Is the offer still on?')).status).toBe(200);
-  await untilIdle(ctx.gw);
-  const conversations = (await api(ctx.gw, account, 'GET', 'conversations?limit=200')).body.data as any[];
-  const contactId: string = conversations.find((c) => c.contact?.fromId === fromId).contactId;
-  const reply = await api(ctx.gw, account, 'POST', `contacts/${contactId}/messages`, { body: { body: text } });
-  expect(reply.status).toBe(201);
-  await untilIdle(ctx.gw);
   // Refused once: the reply waits for its retry, an hour away.
-  expect(widget.requests.filter((r) => r.body?.body === text)).toHaveLength(1);
-  expect((await api(ctx.gw, account, 'GET', `messages/${reply.body.id}`)).body.status).toBe('pending');
+  const { fromId, reply } = await replyWaitingForRetry(account, widget, text);
 
   expect((await write(account, fromId, 'STOP')).status).toBe(200);
   await advanceClock(ctx.gw, '2h');
@@ -103,16 +112,8 @@ test("the STOP's answer goes at once: the reply waiting for the widget's retry i
     (await api(ctx.gw, account, 'PUT', 'settings', { body: { customChannelWebhookUrl: widget.url } })).status,
   ).toBe(200);
 
-  const fromId = unique('visitor');
-  expect((await write(account, fromId, 'Is the offer still on?')).status).toBe(200);
-  await untilIdle(ctx.gw);
-  const conversations = (await api(ctx.gw, account, 'GET', 'conversations?limit=200')).body.data as any[];
-  const contactId: string = conversations.find((c) => c.contact?.fromId === fromId).contactId;
-  const reply = await api(ctx.gw, account, 'POST', `contacts/${contactId}/messages`, { body: { body: text } });
-  expect(reply.status).toBe(201);
-  await untilIdle(ctx.gw);
   // Refused once: the reply waits for its retry, an hour away.
-  expect((await api(ctx.gw, account, 'GET', `messages/${reply.body.id}`)).body.status).toBe('pending');
+  const { fromId, contactId, reply } = await replyWaitingForRetry(account, widget, text);
 
   // The clock does not move: the STOP's confirmation is posted now, the reply skipped now.
   expect((await write(account, fromId, 'STOP')).status).toBe(200);
