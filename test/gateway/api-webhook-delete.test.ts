@@ -54,6 +54,20 @@ async function subscribe(
   return res.body.id;
 }
 
+/** The account's bot answers whoever writes on its web chat, from a clinic's one FAQ. */
+async function clinicBotAnswersTheChat(account: TestAccount): Promise<void> {
+  const campaign = await api(ctx.gw, account, 'POST', 'campaigns', {
+    body: {
+      name: 'Clinic',
+      channel: 'custom',
+      customChannel: 'web-chat',
+      bot: { faqs: [{ question: 'What are your opening hours?', answer: 'We are open 9 to 5, Monday to Friday.' }] },
+    },
+  });
+  expect(campaign.status).toBe(201);
+  await api(ctx.gw, account, 'PUT', 'settings/bot', { body: { defaultCampaignId: campaign.body.id } });
+}
+
 /**
  * The bot's answer (`answerId`) and the event of the question it answered (`askedId`), each waiting for the receiver
  * `target`, failed at once, not posted, saying `why`: the answer's one attempt after the 503 that put it off.
@@ -86,16 +100,7 @@ test("deleting a subscription fails its waiting deliveries at once: a bot's answ
   await subscribe(account, team.url, ['handoff', 'delivery_failed']);
   const widget = await receiver(503);
   const widgetSub = await subscribe(account, widget.url, ['reply', 'message_received']);
-  const campaign = await api(ctx.gw, account, 'POST', 'campaigns', {
-    body: {
-      name: 'Clinic',
-      channel: 'custom',
-      customChannel: 'web-chat',
-      bot: { faqs: [{ question: 'What are your opening hours?', answer: 'We are open 9 to 5, Monday to Friday.' }] },
-    },
-  });
-  expect(campaign.status).toBe(201);
-  await api(ctx.gw, account, 'PUT', 'settings/bot', { body: { defaultCampaignId: campaign.body.id } });
+  await clinicBotAnswersTheChat(account);
 
   const fromId = unique('visitor');
   const asked = await api(ctx.gw, account, 'POST', 'incoming_custom_channel_message', {
@@ -153,16 +158,7 @@ test("a subscription disabled by a 410 fails its other waiting deliveries at onc
   const widget = await Receiver.start(() => ({ status: gone ? 410 : 503 }));
   receivers.push(widget);
   const widgetSub = await subscribe(account, widget.url, ['reply', 'message_received']);
-  const campaign = await api(ctx.gw, account, 'POST', 'campaigns', {
-    body: {
-      name: 'Clinic',
-      channel: 'custom',
-      customChannel: 'web-chat',
-      bot: { faqs: [{ question: 'What are your opening hours?', answer: 'We are open 9 to 5, Monday to Friday.' }] },
-    },
-  });
-  expect(campaign.status).toBe(201);
-  await api(ctx.gw, account, 'PUT', 'settings/bot', { body: { defaultCampaignId: campaign.body.id } });
+  await clinicBotAnswersTheChat(account);
 
   const asked = await api(ctx.gw, account, 'POST', 'incoming_custom_channel_message', {
     body: incoming({ fromId: unique('visitor'), channel: 'web-chat', body: 'What are your opening hours?' }),
