@@ -153,18 +153,20 @@ export async function readPage<T extends Item, U = T>(
 }
 
 /**
- * The GET of a list endpoint without filters, answering one page of the caller's account's records: `read` finds
- * them after `page.after` (the request gives it the path's ids), `show` makes each one's public form.
+ * The GET of a list endpoint answering one page of the caller's account's records: `read` finds them after
+ * `page.after` (the request gives it the path's ids, `query` its filters when `schema` has some beside
+ * `pageFields`), `show` makes each one's public form.
  */
 export const accountPage =
-  <T extends Item, U>(
+  <T extends Item, U, S extends z.ZodType<PageQuery> = typeof pageQuery>(
     gw: Gateway,
-    read: (account: Account, req: Request, page: PageRequest) => Promise<T[]>,
+    read: (account: Account, req: Request, page: PageRequest, query: z.output<S>) => Promise<T[]>,
     show: (item: T) => U,
+    schema: S = pageQuery as unknown as S,
   ): RequestHandler =>
   async (req, res) => {
-    const query = parse(pageQuery, req.query, 'query');
+    const query = parse(schema, req.query, 'query');
     const account = accountOf(res);
     const scope = { gw, req, owner: account.id };
-    await sendDurable(gw, res, await readPage(scope, query, (page) => read(account, req, page), show));
+    await sendDurable(gw, res, await readPage(scope, query, (page) => read(account, req, page, query), show));
   };

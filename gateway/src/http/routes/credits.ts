@@ -1,13 +1,20 @@
 import type { Gateway } from '../../context.js';
 import { setAutoRecharge } from '../../domain/auto-recharge.js';
 import { historyPage } from '../../domain/credit-history.js';
-import { creditsOf, grantCredits, publicEntry, setLowBalanceThreshold } from '../../domain/credits.js';
+import {
+  creditsOf,
+  grantCredits,
+  publicEntry,
+  setLowBalanceThreshold,
+  type HistoryLine,
+} from '../../domain/credits.js';
 import { publicSubAccount, subAccountCredits, subAccountHistory, subAccountsOf } from '../../domain/subaccounts.js';
 import { idempotentAnswer } from '../idempotent-answer.js';
 import { keyInHeaderOnly } from '../middleware/auth.js';
 import { jsonBody } from '../middleware/json-body.js';
-import { accountPage, readPage, type PageRequest } from '../paging.js';
+import { accountPage } from '../paging.js';
 import { accountOf, parse, route, sendDurable, type Routes } from '../route.js';
+import type { Placed } from '../../store/store.js';
 import { autoRecharge, creditGrant, creditHistoryQuery, creditsQuery, lowBalance } from '../schemas.js';
 
 /** Credits: the account's own balance for everyone of the team; the agency's sub-accounts for admins and the owner. */
@@ -57,24 +64,23 @@ export function creditsRoutes(v1: Routes, gw: Gateway): void {
     },
   });
 
+  const entry = ({ doc }: Placed<HistoryLine>) => publicEntry(doc);
   route(v1, '/subaccounts/:id/credits/history', {
-    get: async (req, res) => {
-      const query = parse(creditHistoryQuery, req.query, 'query');
-      const agency = accountOf(res);
-      const scope = { gw, req, owner: agency.id };
-      const read = (page: PageRequest) => subAccountHistory(gw.store, agency, String(req.params.id), query, page);
-      await sendDurable(gw, res, await readPage(scope, query, read, ({ doc }) => publicEntry(doc)));
-    },
+    get: accountPage(
+      gw,
+      (agency, req, page, filter) => subAccountHistory(gw.store, agency, String(req.params.id), filter, page),
+      entry,
+      creditHistoryQuery,
+    ),
   });
 
   route(v1, '/credits/history', {
-    get: async (req, res) => {
-      const query = parse(creditHistoryQuery, req.query, 'query');
-      const account = accountOf(res);
-      const scope = { gw, req, owner: account.id };
-      const read = (page: PageRequest) => historyPage(gw.store, account, query, page);
-      await sendDurable(gw, res, await readPage(scope, query, read, ({ doc }) => publicEntry(doc)));
-    },
+    get: accountPage(
+      gw,
+      (account, _req, page, filter) => historyPage(gw.store, account, filter, page),
+      entry,
+      creditHistoryQuery,
+    ),
   });
 
   route(v1, '/credits/low-balance', {
