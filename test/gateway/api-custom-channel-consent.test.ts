@@ -138,3 +138,66 @@ test("the STOP's answer goes at once: the reply waiting for the widget's retry i
   await untilIdle(ctx.gw);
   expect(widget.requests.map((r) => r.body?.body)).toEqual(posted);
 });
+
+/**
+ * A widget whose receiver refuses the team's reply `text` once, set as the account's Custom Channel Webhook URL, and
+ * a visitor whose reply waits for its retry, an hour away; and a second visitor who said STOP.
+ */
+async function replyWaitingAndAVisitorOptedOut(account: TestAccount, text: string) {
+  const widget = await receiver((req) => req.body?.body === text);
+  expect(
+    (await api(ctx.gw, account, 'PUT', 'settings', { body: { customChannelWebhookUrl: widget.url } })).status,
+  ).toBe(200);
+  const waiting = await replyWaitingForRetry(account, widget, text);
+  const optedOutFromId = unique('visitor');
+  expect((await write(account, optedOutFromId, 'STOP')).status).toBe(200);
+  await untilIdle(ctx.gw);
+  const conversations = (await api(ctx.gw, account, 'GET', 'conversations?limit=200')).body.data as any[];
+  const optedOutId: string = conversations.find((c) => c.contact?.fromId === optedOutFromId).contactId;
+  return { widget, ...waiting, optedOutId, posted: widget.requests.map((r) => r.body?.body) };
+}
+
+/** The reply is skipped now, its retry never posting it; nothing is posted to the contact, who did not say STOP. */
+async function expectSettledAtOnce(account: TestAccount, widget: Receiver, posted: unknown[], replyId: string) {
+  await untilIdle(ctx.gw);
+  const skipped = (await api(ctx.gw, account, 'GET', `messages/${replyId}`)).body;
+  expect(skipped).toMatchObject({ status: 'skipped', errorCode: 'CONTACT_OPTED_OUT' });
+  expect(skipped.deliveries).toEqual([expect.objectContaining({ status: 'failed', nextAttemptAt: null })]);
+  expect(widget.requests.map((r) => r.body?.body)).toEqual(posted);
+  await advanceClock(ctx.gw, '2h');
+  await untilIdle(ctx.gw);
+  expect(widget.requests.map((r) => r.body?.body)).toEqual(posted);
+}
+
+test("a merge with a contact who said STOP skips at once the reply waiting for the widget's retry, and sends no confirmation", async () => {
+  const account: TestAccount = await createAccount(ctx.gw);
+  const text = 'Hi Ann, may I send you the brochure?';
+  const { widget, contactId, reply, optedOutId, posted } = await replyWaitingAndAVisitorOptedOut(account, text);
+
+  const merged = await api(ctx.gw, account, 'POST', `contacts/${contactId}/merge`, {
+    body: { contactId: optedOutId },
+  });
+  expect(merged.status).toBe(200);
+  expect(merged.body.optOut).toBeTruthy();
+  await expectSettledAtOnce(account, widget, posted, reply.body.id);
+  const messages = (await api(ctx.gw, account, 'GET', `contacts/${contactId}/messages`)).body.data as any[];
+  // The one confirmation is the one the other contact's STOP got, its conversation now this contact's.
+  expect(messages.filter((m) => /unsubscribed/i.test(m.body))).toHaveLength(1);
+});
+
+test("a correction giving a contact a phone that stays opted out skips at once the reply waiting for the widget's retry", async () => {
+  const account: TestAccount = await createAccount(ctx.gw);
+  const text = 'Hi Ann, the Tuesday slot is yours if you want it';
+  const { widget, contactId, reply, optedOutId, posted } = await replyWaitingAndAVisitorOptedOut(account, text);
+  // The phone is corrected away from the contact who said STOP: it stays opted out.
+  const phone = '+14155550187';
+  expect((await api(ctx.gw, account, 'PATCH', `contacts/${optedOutId}`, { body: { phone } })).status).toBe(200);
+  expect((await api(ctx.gw, account, 'PATCH', `contacts/${optedOutId}`, { body: { phone: null } })).status).toBe(200);
+
+  const corrected = await api(ctx.gw, account, 'PATCH', `contacts/${contactId}`, { body: { phone } });
+  expect(corrected.status).toBe(200);
+  expect(corrected.body.optOut).toBeTruthy();
+  await expectSettledAtOnce(account, widget, posted, reply.body.id);
+  const messages = (await api(ctx.gw, account, 'GET', `contacts/${contactId}/messages`)).body.data as any[];
+  expect(messages.filter((m) => /unsubscribed/i.test(m.body))).toHaveLength(0);
+});

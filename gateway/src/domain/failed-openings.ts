@@ -20,7 +20,7 @@ export const isOpening = (m: Message): m is Message & { campaignId: string } =>
   m.author === 'campaign' && m.campaignId !== null && m.direction === 'outgoing';
 
 /**
- * Called wherever a message's status changes (engine/message-status.ts): `before` as it was, `after` as written. The
+ * Called wherever a message's status changes (domain/message-status-change.ts): `before` as it was, `after` as written. The
  * opening reads failed with its message, and sent again with it.
  */
 export async function openingStatusChanged(tx: Tx, before: Message, after: Message): Promise<void> {

@@ -3,16 +3,20 @@ import { conversationsOfContact, updateConversation } from './conversations.js';
 import { forgetOptOut, type Addresses } from './erased-opt-outs.js';
 import { cancelFollowUps } from './follow-up-timers.js';
 import { stopOpenings } from './openings.js';
+import { withholdWaitingReplies } from './withheld-replies.js';
 
 /**
  * Nothing more goes to an opted-out contact, however it came to be opted out (its STOP, a merge with a contact that
  * said it, an address an erased contact opted out with): its waiting opening messages are skipped, its follow-ups
- * cancelled, and each of its conversations is `opted_out`.
+ * cancelled, and each of its conversations is `opted_out`, its replies waiting for a custom channel's retry skipped
+ * now rather than when the retry comes due (the contact opted out already in `tx`).
  */
 export async function holdOptOut(tx: Tx, contactId: string): Promise<void> {
   await stopOpenings(tx, contactId, 'opted_out');
   for (const c of await conversationsOfContact(tx, contactId)) {
     await updateConversation(tx, await cancelFollowUps(tx, c), { status: 'opted_out' });
+    // A STOP's confirmation goes behind them in the conversation's turn: it would wait for their retries too.
+    await withholdWaitingReplies(tx, c.accountId, c.id);
   }
 }
 

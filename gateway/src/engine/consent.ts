@@ -9,7 +9,6 @@ import type { Tx } from '../store/store.js';
 import { emitEvent } from '../domain/emit-event.js';
 import { holdOptOut, releaseOptOut } from '../domain/opt-out-hold.js';
 import { normalize } from './keywords.js';
-import { withholdWaitingReplies } from './withheld-reply.js';
 import { sendOnConversation } from './outgoing.js';
 import { OPT_IN_CONFIRMATION, OPT_OUT_CONFIRMATION } from '../domain/texts.js';
 
@@ -29,10 +28,9 @@ export async function optOut(
   if (contact.optOut) return;
   const change = { at: now(), channel: conversation.channelKey, keyword: normalize(message.body) };
   const updated = await tx.update<Contact>('contacts', contact.id, { optOut: change, updatedAt: change.at });
+  // Skips there the replies waiting for a custom channel's retry, which would hold the confirmation behind them.
   await holdOptOut(tx, contact.id);
   await recordStep(tx, 'optedOut', conversation);
-  // A custom channel's replies waiting for a retry would hold the confirmation behind them until it came due.
-  await withholdWaitingReplies(tx, account.id, conversation.id);
   const current = (await tx.get<Conversation>('conversations', conversation.id))!;
   await sendOnConversation(tx, gw, account, updated, current, { body: OPT_OUT_CONFIRMATION, author: 'system' });
   await emitEvent(

@@ -11,7 +11,7 @@ import { recordUnreachable } from '../domain/reach.js';
 import { reengagementTemplateFor, type WhatsAppTemplate } from '../domain/whatsapp.js';
 import { ApiError } from '../errors.js';
 import type { Tx } from '../store/store.js';
-import { changeStatus } from './message-status.js';
+import { changeStatus } from '../domain/message-status-change.js';
 import {
   checkConsent,
   handOver,

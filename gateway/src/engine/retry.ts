@@ -14,7 +14,7 @@ import { deliveriesOf, getMessage, type Message } from '../domain/messages.js';
 import type { Delivery } from '../domain/webhooks.js';
 import { ApiError } from '../errors.js';
 import { followRetried, leftCampaignList, wroteSince } from './follow-ups.js';
-import { changeStatus } from './message-status.js';
+import { changeStatus } from '../domain/message-status-change.js';
 import {
   checkConsent,
   handedOverBefore,

@@ -13,6 +13,7 @@ import { ApiError } from '../errors.js';
 import { now } from '../ids.js';
 import type { Reader, Tx } from '../store/store.js';
 import { newJob } from '../domain/job-kinds.js';
+import { OPTED_OUT } from '../domain/opted-out.js';
 import { clockNow } from '../clock.js';
 
 /*
@@ -20,12 +21,6 @@ import { clockNow } from '../clock.js';
  * API) and whether it goes for the first time or again (a retry): consent, WhatsApp's 24-hour window, its price,
  * and how it is handed to its channel.
  */
-
-/** Why nothing is sent to a contact who opted out. */
-export const OPTED_OUT: Refusal = {
-  code: 'CONTACT_OPTED_OUT',
-  message: 'The contact opted out (STOP): nothing more is sent until they reply START',
-};
 
 const optedOut = () => new ApiError(409, OPTED_OUT.code, OPTED_OUT.message);
 

@@ -11,7 +11,7 @@ import type { JobContext } from './queue.js';
 import { noAnswer, postSigned } from './post-signed.js';
 import { isTargetRefused } from '../outbound/target-policy.js';
 import { clockNow } from '../clock.js';
-import { withheldFromOptedOut } from '../engine/withheld-reply.js';
+import { withheldFromOptedOut } from '../domain/withheld-replies.js';
 import { endDisabledDeliveries } from '../engine/unsubscribe.js';
 
 const RETRYABLE = (status: number) => status === 408 || status === 429 || status >= 500;

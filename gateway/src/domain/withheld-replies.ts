@@ -1,12 +1,12 @@
 import type { Gateway } from '../context.js';
-import type { Contact } from '../domain/contacts.js';
-import { deliveriesOf, type Message } from '../domain/messages.js';
-import { leaveTurn, repliesWaitingOn } from '../domain/reply-turns.js';
-import type { Delivery } from '../domain/webhooks.js';
+import type { Contact } from './contacts.js';
+import { changeStatus } from './message-status-change.js';
+import { deliveriesOf, type Message } from './messages.js';
+import { OPTED_OUT } from './opted-out.js';
+import { leaveTurn, repliesWaitingOn } from './reply-turns.js';
+import type { Delivery } from './webhooks.js';
 import { now } from '../ids.js';
 import type { Tx } from '../store/store.js';
-import { changeStatus } from './message-status.js';
-import { OPTED_OUT } from './sending.js';
 
 /**
  * A custom channel's reply waits for its receiver's retry, maybe for hours: a STOP the contact said meanwhile holds as
@@ -24,10 +24,11 @@ export async function withheldFromOptedOut(gw: Gateway, messageId: string): Prom
 }
 
 /**
- * A STOP on a conversation settles at once its replies still waiting for a receiver's retry or behind one, rather than
- * when each retry comes due: the STOP's confirmation, queued behind them in the conversation's turn
- * (domain/reply-turns.ts), then goes without waiting hours for them. Run in the STOP's transaction, the contact opted
- * out in it already.
+ * An opt-out (a STOP, or one the API records: a merge, an address that stays opted out) settles at once its
+ * conversations' replies still waiting for a receiver's retry or behind one, rather than when each retry comes due: a
+ * STOP's confirmation, queued behind them in the conversation's turn (domain/reply-turns.ts), then goes without
+ * waiting hours for them. Run in the opt-out's transaction (domain/opt-out-hold.ts), the contact opted out in it
+ * already.
  */
 export async function withholdWaitingReplies(tx: Tx, accountId: string, conversationId: string): Promise<void> {
   for (const messageId of await repliesWaitingOn(tx, accountId, conversationId)) await withheld(tx, messageId);
