@@ -263,6 +263,32 @@ test("an agency's own history lists each grant it made to a sub-account, as cred
   expect((await history(stranger)).body).toEqual({ data: [], nextCursor: null });
 });
 
+test("GET /v1/credits lists the lines of the credit history, an agency's grants to its sub-accounts among them", async () => {
+  const { agency, sub } = await subAccount(5);
+  const other = await createAccount(ctx.gw, { parentEmail: agency.email, name: 'Bolt Gyms' });
+  await advanceClock(ctx.gw, '1h');
+  await grant(agency, other, 2.5);
+
+  const own = (await history(agency)).body;
+  expect(own.data.map((line: any) => [line.kind, line.amount])).toEqual([
+    ['granted', -2.5],
+    ['granted', -5],
+  ]);
+  const credits = await api(ctx.gw, agency, 'GET', 'credits');
+  expect(credits.status).toBe(200);
+  expect(credits.body.transactions).toEqual(own.data);
+  // A sub-account's, read by itself or by its agency, are the lines of its history too.
+  const subHistory = (await history(sub)).body.data;
+  expect(subHistory).toEqual([expect.objectContaining({ kind: 'grant', amount: 5, balance: 5 })]);
+  expect((await api(ctx.gw, sub, 'GET', 'credits')).body.transactions).toEqual(subHistory);
+  const byAgency = await api(ctx.gw, agency, 'GET', `subaccounts/${sub.id}/credits`);
+  expect(byAgency.body.transactions).toEqual(subHistory);
+  // Left out on request, as before.
+  expect((await api(ctx.gw, agency, 'GET', 'credits', { query: { transactions: 'false' } })).body).not.toHaveProperty(
+    'transactions',
+  );
+});
+
 test('entries an earlier release stored, with no day of their own, are found by their dates after an upgrade', async () => {
   const dataDir = tempDir();
   let gw = await startInProcess(ENV, dataDir);

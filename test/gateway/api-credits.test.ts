@@ -49,6 +49,9 @@ test('success: {success,sub_account_id,credits_added,new_balance}; the ledger sh
       balance: 35.5,
       description: null,
       messageId: null,
+      messageKind: null,
+      channel: null,
+      subAccount: null,
       createdAt: expect.stringMatching(/Z$/),
     },
     {
@@ -58,6 +61,9 @@ test('success: {success,sub_account_id,credits_added,new_balance}; the ledger sh
       balance: 25,
       description: 'Welcome credits',
       messageId: null,
+      messageKind: null,
+      channel: null,
+      subAccount: null,
       createdAt: expect.stringMatching(/Z$/),
     },
   ]);

@@ -16,58 +16,10 @@ export const autoRecharge = z
   })
   .nullable();
 
-/** GET /v1/credits, and GET /v1/subaccounts/{id}/credits: the balance and its history, newest first. */
-export const creditsAnswer = z
-  .object({
-    balance: credits('Credits left'),
-    lowBalanceThreshold: z
-      .number()
-      .nullable()
-      .describe('The balance under which the team is warned (PUT /v1/credits/low-balance); null: none set'),
-    lowBalance: z
-      .boolean()
-      .describe('A sub-account whose balance is under its lowBalanceThreshold: the console warns on every page'),
-    autoRecharge: autoRecharge.optional().describe("A sub-account's rule"),
-    prices: z
-      .object({
-        botReply: z.number(),
-        smsSegment: z.number(),
-        whatsapp: z.number(),
-        messenger: z.number(),
-        instagram: z.number(),
-      })
-      .optional()
-      .describe('A sub-account: what its messages cost'),
-    canSend: z.boolean().optional().describe('A sub-account: whether the balance pays for the cheapest message'),
-    agency: z
-      .object({ name: z.string(), email: z.string() })
-      .nullable()
-      .optional()
-      .describe('A sub-account: the agency that grants its credits'),
-    transactions: z
-      .array(
-        z.object({
-          id: z.string(),
-          kind: z.enum(['grant', 'usage', 'refund']),
-          amount: z.number(),
-          balance: z.number(),
-          description: z.string().nullable(),
-          messageId: z.string().nullable(),
-          createdAt: timestamp,
-        }),
-      )
-      .optional()
-      .describe(
-        'The whole history, newest first; left out with ?transactions=false (GET /v1/credits/history pages it)',
-      ),
-  })
-  .meta({ id: 'Credits' });
-export type CreditsAnswer = z.output<typeof creditsAnswer>;
-
 /** What a message that paid is: an opening, a follow-up, a bot reply, a team reply, a message sent through the API. */
 export const MESSAGE_KINDS = ['campaign', 'follow_up', 'bot', 'team', 'api'] as const;
 
-/** GET /v1/credits/history: one entry, newest first. */
+/** GET /v1/credits/history: one entry, newest first; GET /v1/credits lists them all. */
 export const creditEntry = z
   .object({
     id: z.string(),
@@ -101,6 +53,44 @@ export const creditEntry = z
     createdAt: timestamp,
   })
   .meta({ id: 'CreditEntry' });
+
+/** GET /v1/credits, and GET /v1/subaccounts/{id}/credits: the balance and its history, newest first. */
+export const creditsAnswer = z
+  .object({
+    balance: credits('Credits left'),
+    lowBalanceThreshold: z
+      .number()
+      .nullable()
+      .describe('The balance under which the team is warned (PUT /v1/credits/low-balance); null: none set'),
+    lowBalance: z
+      .boolean()
+      .describe('A sub-account whose balance is under its lowBalanceThreshold: the console warns on every page'),
+    autoRecharge: autoRecharge.optional().describe("A sub-account's rule"),
+    prices: z
+      .object({
+        botReply: z.number(),
+        smsSegment: z.number(),
+        whatsapp: z.number(),
+        messenger: z.number(),
+        instagram: z.number(),
+      })
+      .optional()
+      .describe('A sub-account: what its messages cost'),
+    canSend: z.boolean().optional().describe('A sub-account: whether the balance pays for the cheapest message'),
+    agency: z
+      .object({ name: z.string(), email: z.string() })
+      .nullable()
+      .optional()
+      .describe('A sub-account: the agency that grants its credits'),
+    transactions: z
+      .array(creditEntry)
+      .optional()
+      .describe(
+        'The lines of GET /v1/credits/history, every one, newest first; left out with ?transactions=false (GET /v1/credits/history pages them)',
+      ),
+  })
+  .meta({ id: 'Credits' });
+export type CreditsAnswer = z.output<typeof creditsAnswer>;
 
 /** PUT /v1/credits/low-balance. */
 export const lowBalanceAnswer = z.object({

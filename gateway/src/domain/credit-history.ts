@@ -90,6 +90,10 @@ function streamsOf(account: Pick<Account, 'id' | 'type'>, kind: HistoryKind | un
   return streams;
 }
 
+/** Every line of the history, newest first, as its pages show them one after the other, with no filter. */
+export const wholeHistory = (store: Store, account: Pick<Account, 'id' | 'type'>) =>
+  historyPage(store, account, { timezone: 'UTC' }, { limit: Number.POSITIVE_INFINITY });
+
 /**
  * A page of the history after `page.after` (a place), newest first: each stream's entries read from its index, then
  * merged by place (every stream is of the same collection, so places compare).
@@ -132,7 +136,7 @@ async function readStream(
         'transactions',
         range ? stream.dayIndex : stream.index,
         values,
-        { limit: page.limit, after, order: 'desc' },
+        { limit: Number.isFinite(page.limit) ? page.limit : undefined, after, order: 'desc' },
       );
       found.push(...batch.filter(({ doc }) => within(doc)).slice(0, page.limit - found.length));
       if (batch.length < page.limit) break;

@@ -1,17 +1,10 @@
-import type { Config } from '../config.js';
 import type { Gateway } from '../context.js';
 import { ApiError, forbidden, notFound } from '../errors.js';
 import { newId, now } from '../ids.js';
-import type { Reader, Tx } from '../store/store.js';
+import type { Tx } from '../store/store.js';
 import { findByEmail, getAccount, lockAccount, toCredits, type Account } from './accounts.js';
-import { afterGrant, checkAutoRecharge, publicAutoRecharge } from './auto-recharge.js';
-import {
-  MESSAGE_KINDS,
-  type CreditsAnswer,
-  type creditEntry,
-  type grant,
-  type lowBalanceAnswer,
-} from '../contract/credits.js';
+import { afterGrant, checkAutoRecharge } from './auto-recharge.js';
+import { MESSAGE_KINDS, type creditEntry, type grant, type lowBalanceAnswer } from '../contract/credits.js';
 import type { Answer } from '../contract/shared.js';
 import { creditsChanged } from './credit-changes.js';
 import type { Conversation } from './conversations.js';
@@ -190,59 +183,8 @@ export async function refund(tx: Tx, message: Message, description: string): Pro
   creditsChanged(tx, account.id, account.parentId);
 }
 
-/**
- * The balance and its history; for a sub-account also what its messages cost, whether the balance pays for the
- * cheapest of them (`canSend`), and the agency that grants its credits, so the team knows why bot replies fail and
- * whom to ask. Without `transactions` the history is not read: a sub-account that has sent for months holds more
- * entries than a balance shown on every page should carry (GET /v1/credits/history pages them).
- */
-export async function creditsOf(
-  r: Reader,
-  accountId: string,
-  prices: Config['prices'],
-  { transactions = true }: { transactions?: boolean } = {},
-): Promise<CreditsAnswer> {
-  const fresh = await getAccount(r, accountId);
-  const history = transactions
-    ? await r.find<CreditTransaction>('transactions', 'account', [accountId], { order: 'desc' })
-    : undefined;
-  const agency = fresh.parentId ? await r.get<Account>('accounts', fresh.parentId) : undefined;
-  const cheapest = Math.min(...Object.values(prices).filter((cents) => cents > 0));
-  const threshold = fresh.lowBalanceThresholdCents ?? null;
-  return {
-    balance: toCredits(fresh.balanceCents),
-    lowBalanceThreshold: threshold === null ? null : toCredits(threshold),
-    lowBalance: isLow(fresh),
-    ...(fresh.parentId
-      ? {
-          autoRecharge: publicAutoRecharge(fresh.autoRecharge),
-          prices: {
-            botReply: toCredits(prices.botReply),
-            smsSegment: toCredits(prices.smsSegment),
-            whatsapp: toCredits(prices.whatsapp),
-            messenger: toCredits(prices.messenger),
-            instagram: toCredits(prices.instagram),
-          },
-          canSend: !Number.isFinite(cheapest) || fresh.balanceCents >= cheapest,
-          agency: agency ? { name: agency.name, email: agency.email } : null,
-        }
-      : {}),
-    ...(history && {
-      transactions: history.map((t) => ({
-        id: t.id,
-        kind: t.kind,
-        amount: toCredits(t.amountCents),
-        balance: toCredits(t.balanceCents),
-        description: t.description,
-        messageId: t.messageId ?? null,
-        createdAt: t.createdAt,
-      })),
-    }),
-  };
-}
-
 /** Only a sub-account pays for its messages: its balance is low under the threshold it set. */
-const isLow = (a: Account) =>
+export const isLow = (a: Account) =>
   a.parentId !== null && a.lowBalanceThresholdCents != null && a.balanceCents < a.lowBalanceThresholdCents;
 
 /**

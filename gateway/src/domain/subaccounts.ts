@@ -3,7 +3,7 @@ import { forbidden, notFound } from '../errors.js';
 import type { Page, Reader, Store } from '../store/store.js';
 import { toCredits, type Account } from './accounts.js';
 import { publicAutoRecharge } from './auto-recharge.js';
-import { creditsOf } from './credits.js';
+import { creditsOf } from './credits-answer.js';
 import { historyPage, type HistoryFilter, type PageRequest } from './credit-history.js';
 import type { subAccount } from '../contract/credits.js';
 import type { Answer } from '../contract/shared.js';
@@ -41,7 +41,7 @@ async function subAccountOf(r: Reader, agency: Account, subId: string): Promise<
 
 /** A sub-account's balance, auto-recharge rule and credit history: what GET /v1/credits shows the sub-account itself. */
 export async function subAccountCredits(
-  r: Reader,
+  r: Store,
   agency: Account,
   subId: string,
   prices: Config['prices'],

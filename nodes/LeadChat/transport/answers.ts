@@ -433,21 +433,38 @@ export interface components {
         name: string;
         email: string;
       } | null;
-      /** @description The whole history, newest first; left out with ?transactions=false (GET /v1/credits/history pages it) */
-      transactions?: {
+      /** @description The lines of GET /v1/credits/history, every one, newest first; left out with ?transactions=false (GET /v1/credits/history pages them) */
+      transactions?: components['schemas']['CreditEntry'][];
+    };
+    CreditEntry: {
+      id: string;
+      /**
+       * @description grant: credits an agency granted; recharge: a grant answering the sub-account's auto-recharge request; usage: what a message cost; refund: what a message paid, given back because the gateway withheld it before any channel took it (the contact opted out meanwhile); granted: in an agency's own history, credits it granted to one of its sub-accounts (subAccount)
+       * @enum {string}
+       */
+      kind: 'grant' | 'recharge' | 'usage' | 'refund' | 'granted';
+      /** @description Credits added or given back (positive), or spent or granted to a sub-account (negative) */
+      amount: number;
+      /** @description The balance after it; null on a granted line: a grant does not change the agency's own balance */
+      balance: number | null;
+      description: string | null;
+      /** @description usage: the message it paid for; refund: the message it gave back for */
+      messageId: string | null;
+      /** @description usage and refund: who wrote the message: campaign (an opening), follow_up, bot, team or api */
+      messageKind: ('campaign' | 'follow_up' | 'bot' | 'team' | 'api') | null;
+      /** @description usage and refund: the conversation's channel: sms, whatsapp, messenger, instagram or custom:<label> */
+      channel: string | null;
+      /** @description granted: the sub-account the agency granted the credits to */
+      subAccount: {
         id: string;
-        /** @enum {string} */
-        kind: 'grant' | 'usage' | 'refund';
-        amount: number;
-        balance: number;
-        description: string | null;
-        messageId: string | null;
-        /**
-         * Format: date-time
-         * @description An ISO 8601 time in UTC
-         */
-        createdAt: string;
-      }[];
+        /** @description Its name now; null once it is gone */
+        name: string | null;
+      } | null;
+      /**
+       * Format: date-time
+       * @description An ISO 8601 time in UTC
+       */
+      createdAt: string;
     };
     SubAccount: {
       id: string;
@@ -919,6 +936,7 @@ export type Campaign = components['schemas']['Campaign'];
 export type MessageWithDeliveries = components['schemas']['MessageWithDeliveries'];
 export type Member = components['schemas']['Member'];
 export type Credits = components['schemas']['Credits'];
+export type CreditEntry = components['schemas']['CreditEntry'];
 export type SubAccount = components['schemas']['SubAccount'];
 export type Webhook = components['schemas']['Webhook'];
 export type ReplyEvent = components['schemas']['ReplyEvent'];

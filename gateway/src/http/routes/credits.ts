@@ -1,13 +1,8 @@
 import type { Gateway } from '../../context.js';
 import { setAutoRecharge } from '../../domain/auto-recharge.js';
 import { historyPage } from '../../domain/credit-history.js';
-import {
-  creditsOf,
-  grantCredits,
-  publicEntry,
-  setLowBalanceThreshold,
-  type HistoryLine,
-} from '../../domain/credits.js';
+import { creditsOf } from '../../domain/credits-answer.js';
+import { grantCredits, publicEntry, setLowBalanceThreshold, type HistoryLine } from '../../domain/credits.js';
 import { publicSubAccount, subAccountCredits, subAccountHistory, subAccountsOf } from '../../domain/subaccounts.js';
 import { idempotentAnswer } from '../idempotent-answer.js';
 import { keyInHeaderOnly } from '../middleware/auth.js';
