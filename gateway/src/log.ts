@@ -8,12 +8,23 @@ const REDACT = {
 };
 
 /**
+ * JSON leaves LINE SEPARATOR and PARAGRAPH SEPARATOR raw in a string, yet many line readers (Python's splitlines(),
+ * some log shippers) end a line there: text from outside holding one (a lead's message) would split its entry in
+ * two. They are written as their escapes, which JSON reads back as the same characters. Every line passes here (the
+ * access log's on every request): a line holding neither, nearly all, is only scanned.
+ */
+const SEPARATOR = /[\u2028\u2029]/;
+const SEPARATORS = /[\u2028\u2029]/g;
+const oneLine = (line: string): string =>
+  SEPARATOR.test(line) ? line.replace(SEPARATORS, (c) => (c === '\u2028' ? '\\u2028' : '\\u2029')) : line;
+
+/**
  * Structured logs on stdout: one JSON object a line, what a log shipper reads, unless stdout is a terminal (`human`),
  * where a person reads one plain line per entry instead. Secrets (API keys, tokens, signatures) are redacted wherever
  * they appear, in both forms. The JSON lines go to `destination` instead when given (a test's capture).
  */
 export function createLogger(level: string, human = false, destination?: DestinationStream): Logger {
-  const options = { level, base: undefined, redact: REDACT };
+  const options = { level, base: undefined, redact: REDACT, hooks: { streamWrite: oneLine } };
   if (destination) return pino(options, destination);
   return human ? pino(options, readableLines(process.stdout)) : pino(options);
 }

@@ -317,3 +317,25 @@ test("an error's stack quoting text from outside: at a terminal each line is sho
     expect.objectContaining({ level: 50, msg: 'webhook refused', err: expect.objectContaining({ stack: err.stack }) }),
   ]);
 });
+
+test('a JSON line holds a line separator or paragraph separator from outside as its escape: a reader splitting lines there still reads one entry', async () => {
+  type Log = typeof import('../../gateway/src/log.js', { with: { 'resolution-mode': 'import' } });
+  const { createLogger } = (await import(path.resolve(__dirname, '../../gateway/dist/log.js'))) as Log;
+  // A lead's text with U+2028 and U+2029, in a field, a key and the message.
+  const fields = { body: 'Hi\u2028there\u2029again', ['note\u2028']: 'x', plain: 'chat-42' };
+  const json: string[] = [];
+  const log = createLogger('info', false, { write: (line: string) => void json.push(line) });
+  log.info(fields, 'message\u2029received');
+  log.info({ plain: 'chat-43' }, 'nothing to escape');
+  expect(json).toHaveLength(2);
+  expect(json[0]).not.toMatch(/[\u2028\u2029]/);
+  expect(json[0]).toContain('Hi\\u2028there\\u2029again');
+  // As Python's str.splitlines() reads it (breaking at these, among others): one line each, given back as it was.
+  const lines = json
+    .join('')
+    .split(/\r\n|[\n\r\u2028\u2029]/)
+    .filter((line) => line !== '');
+  expect(lines).toHaveLength(2);
+  expect(JSON.parse(lines[0]!)).toMatchObject({ ...fields, msg: 'message\u2029received' });
+  expect(JSON.parse(lines[1]!)).toMatchObject({ plain: 'chat-43', msg: 'nothing to escape' });
+});
