@@ -12,6 +12,7 @@ import {
   request,
   unique,
   useGateway,
+  wav,
   type TestAccount,
   type TestGateway,
 } from './api-support';
@@ -433,6 +434,81 @@ describe('media', () => {
     expect(/^attachment; filename="?([^"]+)"?$/.exec(got.headers['content-disposition'] ?? '')?.[1]).toBe(
       media.mediaId,
     );
+  });
+
+  describe('a voice note is read in parts, as a player seeking in it asks (RFC 9110 ranges)', () => {
+    let url: string;
+    const note = wav(0.05);
+    beforeAll(async () => {
+      const res = await receive(incoming({ mediaUrl: dataUri('audio/wav', note), mediaContentType: 'audio/wav' }));
+      expect(res.status).toBe(200);
+      url = (await message(res.body.messageId)).media.url;
+    });
+    const headersKept = (got: Awaited<ReturnType<typeof getBytes>>) => {
+      expect(got.headers['content-type']).toMatch(/^audio\/(x-)?wav$/);
+      expect(got.headers['x-content-type-options']).toBe('nosniff');
+      expect(got.headers['content-security-policy']).toBe("sandbox; default-src 'none'");
+      expect(got.headers['cache-control']).toBe('private, no-store');
+      expect(got.headers['content-disposition']).toMatch(/^attachment; filename="?med_[\w-]+\.wav"?$/);
+    };
+
+    test('the whole file says that parts of it can be asked for', async () => {
+      const got = await getBytes(ctx.gw, account, url);
+      expect(got.status).toBe(200);
+      expect(got.headers['accept-ranges']).toBe('bytes');
+      expect(got.headers['content-range']).toBeUndefined();
+      expect(got.bytes.equals(note)).toBe(true);
+      headersKept(got);
+    });
+
+    test.each([
+      ['its first bytes', 'bytes=0-1', 0, 1],
+      ['a middle part', 'bytes=44-99', 44, 99],
+      ['from a byte to the end', 'bytes=100-', 100, note.length - 1],
+      ['its last bytes', 'bytes=-10', note.length - 10, note.length - 1],
+      ['a range past the end, cut at the end', 'bytes=300-999999', 300, note.length - 1],
+      ['a suffix longer than the file: all of it', 'bytes=-999999', 0, note.length - 1],
+    ])('%s (%s) → 206 with those bytes and Content-Range', async (_what, range, first, last) => {
+      const got = await getBytes(ctx.gw, account, url, { range });
+      expect(got.status).toBe(206);
+      expect(got.headers['content-range']).toBe(`bytes ${first}-${last}/${note.length}`);
+      expect(got.headers['content-length']).toBe(String(last - first + 1));
+      expect(got.headers['accept-ranges']).toBe('bytes');
+      expect(got.bytes.equals(note.subarray(first, last + 1))).toBe(true);
+      headersKept(got);
+    });
+
+    test.each([[`bytes=${note.length}-`], ['bytes=99999-100000'], ['bytes=-0']])(
+      'a range with no byte of the file (%s) → 416 naming its size',
+      async (range) => {
+        const got = await getBytes(ctx.gw, account, url, { range });
+        expect(got.status).toBe(416);
+        expect(got.headers['content-range']).toBe(`bytes */${note.length}`);
+        expect(JSON.parse(got.bytes.toString('utf8'))).toEqual({
+          error: { code: 'RANGE_NOT_SATISFIABLE', message: expect.stringContaining(`${note.length} bytes`) },
+        });
+      },
+    );
+
+    test.each([
+      ['malformed', { range: 'bytes=abc' }],
+      ['a backwards range', { range: 'bytes=9-2' }],
+      ['another unit', { range: 'items=0-1' }],
+      ['several ranges', { range: 'bytes=0-1,4-5' }],
+      ['under If-Range, a validator the file has none of', { range: 'bytes=0-1', 'if-range': '"v1"' }],
+    ])('a Range that is %s → the whole file, 200', async (_what, headers) => {
+      const got = await getBytes(ctx.gw, account, url, headers);
+      expect(got.status).toBe(200);
+      expect(got.headers['content-range']).toBeUndefined();
+      expect(got.bytes.equals(note)).toBe(true);
+      headersKept(got);
+    });
+
+    test("a part is read by the file's own account only", async () => {
+      const stranger = await getBytes(ctx.gw, await createAccount(ctx.gw), url, { range: 'bytes=0-1' });
+      expect(stranger.status).toBe(404);
+      expect(JSON.parse(stranger.bytes.toString('utf8')).error.code).toBe('MEDIA_NOT_FOUND');
+    });
   });
 
   test('a kept file is stored by no browser or cache that reads it, so none shows it once its contact is erased', async () => {

@@ -418,6 +418,18 @@ test('each success has its body: 200 and 201 of a contact, a page, no content on
   );
 });
 
+test('a media file is described read in parts: Range taken, 206 with Content-Range, 416 naming the size', () => {
+  const op = doc.paths['/media/{id}'].get;
+  expect(op.parameters.filter((p: any) => p.in === 'header').map((p: any) => p.name)).toEqual(['Range', 'If-Range']);
+  expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['200', '206', '416']));
+  expect(op.responses['206'].content).toEqual({ '*/*': { schema: {} } });
+  expect(Object.keys(op.responses['206'].headers)).toEqual(expect.arrayContaining(['Accept-Ranges', 'Content-Range']));
+  expect(op.responses['416'].headers['Content-Range']).toEqual(expect.objectContaining({ required: true }));
+  expect(op.responses['416'].content['application/json'].schema.properties.error.properties.code.enum).toEqual([
+    'RANGE_NOT_SATISFIABLE',
+  ]);
+});
+
 test('is served without a key, and the same with one', async () => {
   const withKey = await api(ctx.gw, account, 'GET', 'openapi.json');
   expect(withKey.status).toBe(200);

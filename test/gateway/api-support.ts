@@ -75,11 +75,12 @@ export function getBytes(
   gw: TestGateway,
   account: Pick<TestAccount, 'apiKey'>,
   path: string,
+  headers: Record<string, string> = {},
 ): Promise<{ status: number; headers: http.IncomingHttpHeaders; bytes: Buffer }> {
   return new Promise((resolve, reject) => {
     const req = https.request(
       new URL(path, gw.url),
-      { headers: { 'x-api-key': account.apiKey }, ...trusting(gw.ca), agent: false },
+      { headers: { ...headers, 'x-api-key': account.apiKey }, ...trusting(gw.ca), agent: false },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c) => chunks.push(c));
@@ -345,6 +346,27 @@ function pngChunk(type: string, data: Buffer): Buffer {
   const crc = Buffer.alloc(4);
   crc.writeUInt32BE(crc32(body));
   return Buffer.concat([len, body, crc]);
+}
+
+/** A valid WAV file: `seconds` of a 440 Hz tone, 8 kHz mono 8-bit PCM, as a voice note a browser can play. */
+export function wav(seconds = 0.25): Buffer {
+  const rate = 8000;
+  const samples = Buffer.alloc(Math.round(rate * seconds));
+  for (let i = 0; i < samples.length; i++) samples[i] = 128 + Math.round(60 * Math.sin((2 * Math.PI * 440 * i) / rate));
+  const header = Buffer.alloc(44);
+  header.write('RIFF', 0, 'latin1');
+  header.writeUInt32LE(36 + samples.length, 4);
+  header.write('WAVEfmt ', 8, 'latin1');
+  header.writeUInt32LE(16, 16); // the fmt chunk's size
+  header.writeUInt16LE(1, 20); // PCM
+  header.writeUInt16LE(1, 22); // mono
+  header.writeUInt32LE(rate, 24);
+  header.writeUInt32LE(rate, 28); // bytes a second
+  header.writeUInt16LE(1, 32); // bytes a frame
+  header.writeUInt16LE(8, 34); // bits a sample
+  header.write('data', 36, 'latin1');
+  header.writeUInt32LE(samples.length, 40);
+  return Buffer.concat([header, samples]);
 }
 
 /** A valid RGB PNG of `width` x `height` pixels (noise, so it does not compress away). */

@@ -47,6 +47,7 @@ const ERROR_WORDS: Record<number, string> = {
   409: 'The request conflicts with the state of the account',
   410: 'Gone',
   412: 'If-Match did not hold: the record changed since that version was read',
+  416: 'The Range asked for starts past the end of the file: Content-Range names its size',
   413: 'The body is too large',
   415: 'The body is not UTF-8 JSON',
   422: 'The Idempotency-Key was used with another body or path',
@@ -116,6 +117,22 @@ const SUCCESS_HEADERS = {
     { type: 'string', pattern: '^"[!#-~]*"$' },
     true,
   ),
+  'Accept-Ranges': header('A range of bytes of the file can be asked for in Range', {
+    type: 'string',
+    enum: ['bytes'],
+  }),
+  'Content-Range': header('On 206: the bytes answered and the size of the whole file, `bytes <first>-<last>/<size>`', {
+    type: 'string',
+    pattern: '^bytes \\d+-\\d+/\\d+$',
+  }),
+};
+/** The size a 416 names, so that the client asks again for a range within it. */
+const UNSATISFIED_RANGE = {
+  'Content-Range': header(
+    'The size of the whole file, `bytes */<size>`',
+    { type: 'string', pattern: '^bytes \\*/\\d+$' },
+    true,
+  ),
 };
 
 /** The request headers operations read (Operation.takes). */
@@ -127,6 +144,15 @@ const REQUEST_HEADERS = {
   'If-Match': {
     description:
       'Changes only the version of this ETag (or of one of a list of them, separated by commas; * for any): another is 412 PRECONDITION_FAILED',
+    schema: { type: 'string' },
+  },
+  Range: {
+    description:
+      'One range of bytes of the file, `bytes=<first>-<last>`, `bytes=<first>-` or `bytes=-<suffix length>`: answered 206 with those bytes',
+    schema: { type: 'string' },
+  },
+  'If-Range': {
+    description: 'A validator the file has none of: with it, Range is not followed and the whole file is answered',
     schema: { type: 'string' },
   },
 };
@@ -196,7 +222,11 @@ function errorAnswer(status: number, codes: Set<string>, op: Operation, plain: b
         required: ['error'],
         additionalProperties: false,
       };
-  const headers = { ...(status === 429 || status === 503 ? RETRY_AFTER : {}), ...rateHeadersOf(codes, op) };
+  const headers = {
+    ...(status === 429 || status === 503 ? RETRY_AFTER : {}),
+    ...(status === 416 ? UNSATISFIED_RANGE : {}),
+    ...rateHeadersOf(codes, op),
+  };
   return {
     description: `${ERROR_WORDS[status] ?? 'Error'}: ${[...codes].sort().join(', ')}`,
     ...(Object.keys(headers).length ? { headers } : {}),
@@ -240,7 +270,12 @@ function operation(components: Components, path: string, method: string, op: Ope
           ? { '*/*': { schema: {} } }
           : { 'application/json': { schema: components.of(answer, 'output') } };
     responses[status] = {
-      description: status === '204' ? 'Done: no content' : 'Success',
+      description:
+        status === '204'
+          ? 'Done: no content'
+          : status === '206'
+            ? 'Part of the file: the bytes Range asked for'
+            : 'Success',
       headers,
       ...(content ? { content } : {}),
     };

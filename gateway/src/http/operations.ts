@@ -58,12 +58,12 @@ export interface Operation {
   example?: unknown;
   query?: z.ZodType;
   /** Each success status with its body; null: no body. */
-  answers: Partial<Record<200 | 201 | 202 | 204, z.ZodType | null | 'file'>>;
-  errors?: Partial<Record<400 | 403 | 404 | 409 | 410 | 412 | 422, string[]>>;
+  answers: Partial<Record<200 | 201 | 202 | 204 | 206, z.ZodType | null | 'file'>>;
+  errors?: Partial<Record<400 | 403 | 404 | 409 | 410 | 412 | 416 | 422, string[]>>;
   /** Headers of the success answer. */
-  headers?: Array<'Location' | 'Idempotent-Replayed' | 'ETag'>;
+  headers?: Array<'Location' | 'Idempotent-Replayed' | 'ETag' | 'Accept-Ranges' | 'Content-Range'>;
   /** Request headers the operation reads. */
-  takes?: Array<'Idempotency-Key' | 'If-Match'>;
+  takes?: Array<'Idempotency-Key' | 'If-Match' | 'Range' | 'If-Range'>;
   /** The API key in x-api-key only (not Authorization: Bearer, not ?apiKey=). */
   keyInHeader?: true;
   /** Paged: `limit` and `cursor` in the query. */
@@ -641,8 +641,12 @@ export const OPERATIONS: Record<string, Partial<Record<'get' | 'post' | 'put' | 
       id: 'getMedia',
       tag: 'Messages',
       summary: 'A media file received with a message',
-      answers: { 200: 'file' },
-      errors: notFound('MEDIA'),
+      description:
+        'A media file received with a message. One range of bytes in Range (`bytes=0-1023`, `bytes=1024-`, `bytes=-1024`) is answered 206 with those bytes and Content-Range, so that a player can seek in a recording; a range starting past the end is 416 RANGE_NOT_SATISFIABLE with `Content-Range: bytes */<size>`; a malformed Range, several ranges, or Range with If-Range, the whole file with 200.',
+      answers: { 200: 'file', 206: 'file' },
+      headers: ['Accept-Ranges', 'Content-Range'],
+      takes: ['Range', 'If-Range'],
+      errors: { ...notFound('MEDIA'), 416: ['RANGE_NOT_SATISFIABLE'] },
     },
   },
   '/channels': {

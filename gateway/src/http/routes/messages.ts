@@ -5,6 +5,7 @@ import { sendMessage } from '../../engine/outgoing.js';
 import type { Engine } from '../../engine/ports/providers.js';
 import { messageOfPost, receiveMessage } from '../../engine/receive.js';
 import { retryMessage } from '../../engine/retry.js';
+import { byteRange } from '../byte-range.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { idempotentAnswer } from '../idempotent-answer.js';
 import { accountOf, parse, route, sendDurable, type Routes } from '../route.js';
@@ -76,17 +77,20 @@ export function messagesRoutes(v1: Routes, gw: Engine): void {
   route(v1, '/media/:id', {
     get: async (req, res) => {
       const { media, bytes } = await readMedia(gw, accountOf(res).id, String(req.params.id));
+      const part = byteRange(req, bytes.length);
+      if (part) res.status(206).set('Content-Range', `bytes ${part.start}-${part.end}/${bytes.length}`);
       res
         .attachment(fileName(media))
         .set({
           'Content-Type': media.contentType,
+          'Accept-Ranges': 'bytes',
           'X-Content-Type-Options': 'nosniff',
           // A contact's page or drawing (text/html, image/svg+xml) opened in the browser is shown, never run.
           'Content-Security-Policy': "sandbox; default-src 'none'",
           // Nor kept by the browser that read it: an erased contact's photo is left in no agent's disk cache.
           'Cache-Control': 'private, no-store',
         })
-        .send(bytes);
+        .send(part ? bytes.subarray(part.start, part.end + 1) : bytes);
     },
   });
 }
