@@ -133,6 +133,7 @@ export function expectSecurityHeaders(headers: Record<string, unknown>): void {
   const csp = String(headers['content-security-policy']);
   expect(csp).toContain("default-src 'self'");
   expect(csp).toContain("script-src 'self'");
+  expect(csp).toContain("media-src 'self'");
   expect(csp).toContain("frame-ancestors 'none'");
   expect(csp).not.toContain('unsafe');
   expect(headers['referrer-policy']).toBe('same-origin');

@@ -1,7 +1,7 @@
 import type { RequestHandler } from 'express';
 
 /**
- * Scripts, styles and requests only from the console's own origin: an injected `<script>` or inline handler does
+ * Scripts, styles, media and requests only from the console's own origin: an injected `<script>` or inline handler does
  * not run even if markup ever slipped through. No site may frame the console (clickjacking).
  */
 export const CONTENT_SECURITY_POLICY = [
@@ -9,6 +9,8 @@ export const CONTENT_SECURITY_POLICY = [
   "script-src 'self'",
   "style-src 'self'",
   "img-src 'self' data:",
+  // A voice note or video plays from the gateway's own /v1/media alone, never from the address a contact sent.
+  "media-src 'self'",
   "connect-src 'self'",
   "object-src 'none'",
   "base-uri 'none'",

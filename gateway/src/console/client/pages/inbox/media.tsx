@@ -17,27 +17,50 @@ const kindOf = (contentType: string) => {
 };
 
 /**
- * A message's media. A file the gateway keeps (/v1/media/{id}) is shown when it is an image, else offered as a
- * download; a file elsewhere is only linked, never loaded by the console (the page allows images from itself alone).
- * Messenger and Instagram attachments stay on Meta's servers: a link that opens them there, in a new tab.
+ * A message's media. A file the gateway keeps (/v1/media/{id}) is shown when it is an image, and played when it is a
+ * voice note or a video (an agent hears what the lead said without saving the file), each with its download beside
+ * it; another kept file is offered as a download. A file elsewhere is only linked, never loaded by the console (the
+ * page allows images and media from itself alone). Messenger and Instagram attachments stay on Meta's servers: a link
+ * that opens them there, in a new tab.
  */
-export function MediaPreview(props: { media: NonNullable<Message['media']>; channel?: string | null }) {
+export function MediaPreview(props: {
+  media: NonNullable<Message['media']>;
+  channel?: string | null;
+  outgoing?: boolean;
+}) {
   const { url, contentType, mediaId } = props.media;
+  const sent = props.outgoing ? 'sent to the contact' : 'sent by the contact';
   if (mediaId) {
-    if (contentType.startsWith('image/')) {
+    const kind = kindOf(contentType);
+    if (kind === 'image') {
       return (
         <a href={url} class="inbox-media">
-          <img src={url} alt={`Image sent by the contact (${contentType})`} />
+          <img src={url} alt={`Image ${sent} (${contentType})`} />
         </a>
       );
     }
-    return (
-      <p class="inbox-media">
-        <a href={url} download>
-          Download the attached file ({contentType})
-        </a>
-      </p>
+    const download = (
+      <a href={url} download>
+        Download the attached file ({contentType})
+      </a>
     );
+    if (kind === 'audio' || kind === 'video') {
+      const label = `${kind === 'audio' ? 'Audio' : 'Video'} ${sent} (${contentType})`;
+      // Metadata only until played: a thread of many voice notes reads each one's length, not all of their sound.
+      const player =
+        kind === 'audio' ? (
+          <audio controls preload="metadata" src={url} aria-label={label} />
+        ) : (
+          <video controls preload="metadata" src={url} aria-label={label} />
+        );
+      return (
+        <div class="inbox-media">
+          {player}
+          <p>{download}</p>
+        </div>
+      );
+    }
+    return <p class="inbox-media">{download}</p>;
   }
   if (!webAddress(url))
     return (

@@ -70,7 +70,7 @@ export function MessageItem(props: { message: Message; read: number; onChanged: 
       ) : (
         <p class="inbox-msg-body">{m.body}</p>
       )}
-      {m.media && <MediaPreview media={m.media} channel={m.channel} />}
+      {m.media && <MediaPreview media={m.media} channel={m.channel} outgoing={outgoing} />}
       <p class="inbox-msg-status">
         <span class={`inbox-status inbox-status-${m.status}`}>{statusText}</span>
       </p>
