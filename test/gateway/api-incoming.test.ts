@@ -1,6 +1,8 @@
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
+import { Client } from 'pg';
 import { BACKEND } from '../helpers/gateway';
+import { logLines } from '../helpers/log-lines';
 import {
   api,
   createAccount,
@@ -508,6 +510,64 @@ describe('media', () => {
       const stranger = await getBytes(ctx.gw, await createAccount(ctx.gw), url, { range: 'bytes=0-1' });
       expect(stranger.status).toBe(404);
       expect(JSON.parse(stranger.bytes.toString('utf8')).error.code).toBe('MEDIA_NOT_FOUND');
+    });
+  });
+
+  describe('a kept file that can no longer be read says why: 404 to the account, the reason in the log', () => {
+    /** A voice note kept for the account, and where its file is (the embedded store's disk). */
+    const keptNote = async () => {
+      const bytes = wav(0.05);
+      const res = await receive(incoming({ mediaUrl: dataUri('audio/wav', bytes), mediaContentType: 'audio/wav' }));
+      const { media } = await message(res.body.messageId);
+      return { media, bytes, file: path.join(ctx.gw.dataDir, 'media', account.id, media.mediaId) };
+    };
+    const errorLines = (mediaId: string) =>
+      logLines(ctx.gw.output()).filter((line) => line.mediaId === mediaId && line.level >= 50);
+    const expectUnreadable = async (mediaId: string, url: string, reason: RegExp) => {
+      const got = await api(ctx.gw, account, 'GET', url);
+      expect(got.status).toBe(404);
+      expect(got.body).toEqual({
+        error: { code: 'MEDIA_NOT_FOUND', message: expect.stringMatching(/can no longer be read/) },
+      });
+      const lines = errorLines(mediaId);
+      expect(lines).toEqual([
+        expect.objectContaining({ accountId: account.id, mediaId, reason: expect.stringMatching(reason) }),
+      ]);
+      expect(lines[0]!.msg).toMatch(/kept file cannot be read/);
+    };
+
+    test('its file removed behind the gateway', async () => {
+      const { media, bytes, file } = await keptNote();
+      expect((await getBytes(ctx.gw, account, media.url)).status).toBe(200);
+      if (BACKEND === 'lowdb') rmSync(file);
+      else {
+        const client = new Client({ connectionString: ctx.gw.env.LEADCHAT_DATABASE_URL });
+        await client.connect();
+        try {
+          await client.query('DELETE FROM leadchat_blobs WHERE id = $1', [media.mediaId]);
+        } finally {
+          await client.end();
+        }
+      }
+      await expectUnreadable(media.mediaId, media.url, /missing/);
+      // What it names is the file, never its content.
+      expect(JSON.stringify(errorLines(media.mediaId))).not.toContain(bytes.toString('base64').slice(0, 40));
+    });
+
+    if (BACKEND === 'lowdb')
+      test('its file unreadable on the disk', async () => {
+        const { media, file } = await keptNote();
+        rmSync(file);
+        mkdirSync(file);
+        await expectUnreadable(media.mediaId, media.url, /EISDIR/);
+      });
+
+    test("another account's file, or none, is not found and logs nothing", async () => {
+      const { media } = await keptNote();
+      const stranger = await api(ctx.gw, await createAccount(ctx.gw), 'GET', media.url);
+      expect(stranger.status).toBe(404);
+      expect(stranger.body.error.message).toBe('Media not found');
+      expect(errorLines(media.mediaId)).toEqual([]);
     });
   });
 

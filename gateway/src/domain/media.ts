@@ -2,6 +2,7 @@ import mimeTypes from 'mime-types';
 import type { Gateway } from '../context.js';
 import { ApiError, badRequest, notFound } from '../errors.js';
 import { newId, now } from '../ids.js';
+import { StoreUnavailableError } from '../store/store.js';
 
 export interface Media {
   id: string;
@@ -173,7 +174,31 @@ export function fileName(media: Pick<Media, 'id' | 'contentType'>): string {
 
 export async function readMedia(gw: Gateway, accountId: string, id: string): Promise<{ media: Media; bytes: Buffer }> {
   const media = await gw.store.get<Media>('media', id);
-  const bytes = media?.accountId === accountId ? await gw.store.blobs.get(accountId, id) : undefined;
-  if (!media || !bytes) throw notFound('Media');
+  if (!media || media.accountId !== accountId) throw notFound('Media');
+  let bytes: Buffer | undefined;
+  try {
+    bytes = await gw.store.blobs.get(accountId, id);
+  } catch (err) {
+    // The store away is its own answer (503, retry later); any other fault is this file's.
+    if (err instanceof StoreUnavailableError) throw err;
+    throw unreadable(gw, media, (err as Error).message);
+  }
+  if (!bytes) throw unreadable(gw, media, 'its file is missing from the store');
   return { media, bytes };
+}
+
+/**
+ * A kept file its record points at, that cannot be read: removed from the disk or the database behind the gateway's
+ * back, or a fault reading it. The operator learns which file and why from one error line (never its content); the
+ * account, a 404 of the file it can do nothing more with but ask the operator, rather than a 500 to retry.
+ */
+function unreadable(gw: Gateway, media: Media, reason: string): ApiError {
+  gw.log.error(
+    { accountId: media.accountId, mediaId: media.id, reason },
+    'media: a kept file cannot be read; its message points at nothing',
+  );
+  return notFound(
+    'Media',
+    "Media not found: its file can no longer be read by the gateway (its operator's log says why)",
+  );
 }
