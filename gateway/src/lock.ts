@@ -83,7 +83,7 @@ export async function lockDataDir(dataDir: string): Promise<() => Promise<void>>
         if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || tries > 0) throw err;
         const owner = await ownerOf(lockFile);
         if (owner && !owner.gone) {
-          const holder = `pid ${owner.pid}${owner.host === os.hostname() ? '' : ` on ${owner.host}`}`;
+          const holder = holderOf(owner);
           throw new DataDirInUse(`Another gateway (${holder}) is using the data dir ${dataDir}; stop it first`, holder);
         }
         await unlink(lockFile).catch(() => undefined);
@@ -101,6 +101,20 @@ export async function lockDataDir(dataDir: string): Promise<() => Promise<void>>
     clearInterval(beat);
     await unlink(lockFile).catch(() => undefined);
   };
+}
+
+/**
+ * Who holds the data dir now (`pid 123`, or `pid 123 on host`), or undefined when no gateway runs on it; reads the
+ * lock without taking it, so a gateway starting meanwhile is never refused for it.
+ */
+export async function dataDirHolder(dataDir: string): Promise<string | undefined> {
+  const owner = await ownerOf(path.join(dataDir, 'gateway.lock'));
+  if (!owner || owner.gone) return undefined;
+  return holderOf(owner);
+}
+
+function holderOf(owner: { pid: number; host: string }): string {
+  return `pid ${owner.pid}${owner.host === os.hostname() ? '' : ` on ${owner.host}`}`;
 }
 
 async function ownerOf(lockFile: string): Promise<{ pid: number; host: string; gone: boolean } | undefined> {

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import {
   freePort,
@@ -7,14 +7,14 @@ import {
   runCli as cli,
   startGateway,
   tempDir,
-  type TestGateway,
+  type GatewayProcess,
 } from '../helpers/gateway';
 
 /** `leadchat-gateway account …` against a running gateway, as an operator types it. */
 
 jest.setTimeout(60_000);
 
-let gw: TestGateway;
+let gw: GatewayProcess;
 let env: Record<string, string>;
 
 beforeAll(async () => {
@@ -254,14 +254,44 @@ describe('where the CLI finds the gateway and the token', () => {
     }
   });
 
-  test('a gateway that is not running is reported, not a stack trace', async () => {
+  test('a gateway run with other settings than the command is named, with the settings to give it', async () => {
+    // The gateway runs on a port of its own; the command, typed in another terminal, was given no LEADCHAT_PORT.
+    const port = await freePort();
     const res = await cli(['account', 'rotate-key', '--email', 'rotate@example.com'], {
-      ...env,
-      LEADCHAT_URL: `https://127.0.0.1:${await freePort()}`,
+      LEADCHAT_DATA_DIR: gw.dataDir,
+      LEADCHAT_PORT: String(port),
     });
     expect(res.code).not.toBe(0);
-    expect(res.stderr).toContain('Cannot reach the gateway');
-    expect(res.stderr).not.toMatch(/\n\s+at /);
+    expect(res.stderr).toBe(
+      `leadchat-gateway: Cannot reach the gateway at https://localhost:${port}: connect ECONNREFUSED 127.0.0.1:${port}; ` +
+        `a gateway (pid ${gw.process.pid}) runs on the data dir ${gw.dataDir}: run this command with the settings it ` +
+        'runs with (LEADCHAT_HOST and LEADCHAT_PORT, or LEADCHAT_URL)\n',
+    );
+  });
+
+  test('a gateway not started yet is reported with how to start it, not a stack trace', async () => {
+    const stopped = tempDir();
+    try {
+      // A data dir a gateway made and no longer runs on: its admin token and certificate are there, its lock is not.
+      writeFileSync(path.join(stopped, 'admin-token'), readFileSync(path.join(gw.dataDir, 'admin-token')));
+      const port = await freePort();
+      const res = await cli(
+        ['member', 'add', '--account', 'a@example.com', '--email', 'b@example.com', '--role', 'agent'],
+        {
+          LEADCHAT_DATA_DIR: stopped,
+          LEADCHAT_PORT: String(port),
+        },
+      );
+      expect(res.code).not.toBe(0);
+      expect(res.stderr).toBe(
+        `leadchat-gateway: Cannot reach the gateway at https://localhost:${port}: connect ECONNREFUSED 127.0.0.1:${port}; ` +
+          `no gateway runs on the data dir ${stopped} (LEADCHAT_DATA_DIR): start it (npm start in the repository, ` +
+          'leadchat-gateway serve where it is installed) and run this command again, or set LEADCHAT_URL to the ' +
+          'address of one that runs\n',
+      );
+    } finally {
+      removeDir(stopped);
+    }
   });
 
   test('an unknown command prints the usage', async () => {

@@ -3,6 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import https from 'node:https';
 import { adminTokenFile } from '../admin-token.js';
 import { loadConfig, type Config } from '../config.js';
+import { dataDirHolder } from '../lock.js';
 import { tlsOptionsOf, trustOf, type Trust } from './trust.js';
 
 /**
@@ -71,9 +72,23 @@ export async function memberCommand(
 
 /** Calls the admin API of the gateway LEADCHAT_URL names, with the operator's token. */
 async function adminCaller() {
-  const { url, token, trust } = await adminConnection(loadConfig());
+  const config = loadConfig();
+  const { url, token, trust } = await adminConnection(config);
   return (method: string, pathname: string, body?: unknown) =>
-    adminRequest(new URL(pathname, url), token, trust, method, body);
+    adminRequest(new URL(pathname, url), token, trust, method, body).catch(async (err: Error) => {
+      throw new Error(`${err.message}; ${await whatToDo(config)}`);
+    });
+}
+
+/**
+ * What an operator does when the gateway was not reached: the usual cause is a command run without the gateway's
+ * settings (another terminal, no LEADCHAT_PORT), or before the gateway was started.
+ */
+async function whatToDo(config: Config): Promise<string> {
+  const holder = await dataDirHolder(config.dataDir);
+  if (holder)
+    return `a gateway (${holder}) runs on the data dir ${config.dataDir}: run this command with the settings it runs with (LEADCHAT_HOST and LEADCHAT_PORT, or LEADCHAT_URL)`;
+  return `no gateway runs on the data dir ${config.dataDir} (LEADCHAT_DATA_DIR): start it (npm start in the repository, leadchat-gateway serve where it is installed) and run this command again, or set LEADCHAT_URL to the address of one that runs`;
 }
 
 /** Where the admin API is, the operator's token, and what to trust of its certificate. */
