@@ -131,6 +131,7 @@ const RUN_HERE = [
   'docs/console.md › ## Overview',
   'docs/console.md › ## Signing in',
   "docs/api.md › ## A contact's message from a custom channel",
+  'docs/api.md › ## Reply delivery and webhooks',
   'docs/api.md › ## Contacts on every channel',
   'docs/api.md › ## Importing contacts into a list',
   'docs/api.md › ## The AI bot',
@@ -279,6 +280,18 @@ describe("the API guide's requests work as printed, sent to this gateway's port"
     expect(answers).toEqual([{ success: true, messageId: expect.stringMatching(/^msg_/) }]);
     const contact = await request(gw, 'GET', '/v1/contacts', { apiKey, query: { q: 'visitor-42' } });
     expect(contact.body.data).toEqual([expect.objectContaining({ firstName: 'Ana' })]);
+  });
+
+  test('the Custom Channel Webhook URL is saved, and the settings answer the secret that signs the replies', async () => {
+    const { apiKey, answers } = await curl('docs/api.md › ## Reply delivery and webhooks');
+    expect(answers).toEqual([
+      expect.objectContaining({
+        customChannelWebhookUrl: 'https://chat.example.com/leadchat/replies',
+        webhookSecret: expect.stringMatching(/^whsec_/),
+      }),
+    ]);
+    const settings = await request(gw, 'GET', '/v1/settings', { apiKey });
+    expect(settings.body.customChannelWebhookUrl).toBe('https://chat.example.com/leadchat/replies');
   });
 
   test('a contact is created with its phone and external ids', async () => {
