@@ -1,7 +1,15 @@
 import { execFile, execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { createAccount, removeDir, request, startGateway, tempDir, type TestGateway } from '../helpers/gateway';
+import {
+  createAccount,
+  removeDir,
+  request,
+  startGateway,
+  tempDir,
+  untilIdle,
+  type TestGateway,
+} from '../helpers/gateway';
 
 /**
  * The documentation's commands, run exactly as printed, the way a new user types them right after
@@ -131,6 +139,7 @@ const RUN_HERE = [
   'docs/console.md › ## Overview',
   'docs/console.md › ## Signing in',
   "docs/api.md › ## A contact's message from a custom channel",
+  'docs/api.md › ## Campaigns: what is sent, and when',
   'docs/api.md › ## Reply delivery and webhooks',
   'docs/api.md › ## Contacts on every channel',
   'docs/api.md › ## Importing contacts into a list',
@@ -251,7 +260,14 @@ test("the console guide's password commands work as printed: the owner then sign
 
 describe("the API guide's requests work as printed, sent to this gateway's port", () => {
   /** Runs one block's curl lines in a folder holding `data`, each with a new account's key; returns the answers. */
-  async function curl(where: string, extraEnv: (key: string) => Promise<Record<string, string>> = async () => ({})) {
+  /**
+   * `next` gives the variables a reader sets from an answer (a new list's id as `LIST_ID`) before the lines after it.
+   */
+  async function curl(
+    where: string,
+    extraEnv: (key: string) => Promise<Record<string, string>> = async () => ({}),
+    next: (answer: any) => Record<string, string> = () => ({}),
+  ) {
     const commands = commandsUnder(where);
     expect(commands.every((command) => command.startsWith('curl --cacert data/tls/cert.pem '))).toBe(true);
     const folder = tempDir('leadchat-api-guide-');
@@ -262,13 +278,18 @@ describe("the API guide's requests work as printed, sent to this gateway's port"
       const { apiKey } = await createAccount({ ...gw, adminToken });
       // curl draws a progress meter on stderr when its output is not a terminal, as here; errors still show.
       writeFileSync(path.join(folder, '.curlrc'), '--silent\n--show-error\n');
-      const env = { ...process.env, CURL_HOME: folder, KEY: apiKey, ...(await extraEnv(apiKey)) };
+      let env = { ...process.env, CURL_HOME: folder, KEY: apiKey, ...(await extraEnv(apiKey)) };
       // The guide's gateway listens on its default port; this one on a free port, under the same name.
       const port = new URL(gw.url).port;
       const local = commands.map((command) =>
         command.replaceAll('https://localhost:8443/', `https://localhost:${port}/`),
       );
-      const answers = (await runAll(local, folder, env)).map((stdout) => JSON.parse(stdout));
+      const answers = [];
+      for (const command of local) {
+        const answer = JSON.parse((await runAll([command], folder, env))[0]!);
+        answers.push(answer);
+        env = { ...env, ...next(answer) };
+      }
       return { apiKey, answers };
     } finally {
       removeDir(folder);
@@ -312,6 +333,43 @@ describe("the API guide's requests work as printed, sent to this gateway's port"
     });
     expect(answers).toEqual([
       expect.objectContaining({ id: expect.stringMatching(/^imp_/), status: 'queued', total: 1 }),
+    ]);
+  });
+
+  test("a list and a Live campaign of it are made, and a contact added to the list gets the campaign's opening", async () => {
+    const { apiKey, answers } = await curl(
+      'docs/api.md › ## Campaigns: what is sent, and when',
+      async (apiKey) => {
+        const contact = await request(gw, 'POST', '/v1/contacts', {
+          apiKey,
+          body: { firstName: 'Ana', externalIds: { livechat: 'visitor-42' } },
+        });
+        return { CONTACT_ID: contact.body.id };
+      },
+      (answer): Record<string, string> => (String(answer.id).startsWith('lst_') ? { LIST_ID: answer.id } : {}),
+    );
+    const [list, campaign, added] = answers;
+    expect(list).toEqual(expect.objectContaining({ id: expect.stringMatching(/^lst_/), name: 'Website leads' }));
+    expect(campaign).toEqual(
+      expect.objectContaining({
+        listId: list.id,
+        channel: 'custom',
+        customChannel: 'livechat',
+        status: 'live',
+        triggerOnNewContacts: true,
+      }),
+    );
+    expect(added).toEqual(expect.objectContaining({ listId: list.id, added: true }));
+    // The gateway keeps the admin token it generated in its data dir: the jobs are read with it.
+    await untilIdle({ ...gw, adminToken: readFileSync(path.join(gw.dataDir, 'admin-token'), 'utf8').trim() });
+    const messages = await request(gw, 'GET', `/v1/contacts/${added.contactId}/messages`, { apiKey });
+    expect(messages.body.data).toEqual([
+      expect.objectContaining({
+        author: 'campaign',
+        campaignId: campaign.id,
+        channel: 'livechat',
+        body: 'Hi Ana, thanks for stopping by!',
+      }),
     ]);
   });
 
