@@ -140,6 +140,7 @@ const RUN_HERE = [
   'docs/console.md › ## Signing in',
   "docs/api.md › ## A contact's message from a custom channel",
   'docs/api.md › ## Campaigns: what is sent, and when',
+  'docs/api.md › ## Credits',
   'docs/api.md › ## Reply delivery and webhooks',
   'docs/api.md › ## Contacts on every channel',
   'docs/api.md › ## Importing contacts into a list',
@@ -371,6 +372,48 @@ describe("the API guide's requests work as printed, sent to this gateway's port"
         body: 'Hi Ana, thanks for stopping by!',
       }),
     ]);
+  });
+
+  test('the agency of the operator bootstrap grants credits to its sub-account, once for one Idempotency-Key', async () => {
+    const admin = {
+      authorization: `Bearer ${readFileSync(path.join(gw.dataDir, 'admin-token'), 'utf8').trim()}`,
+    };
+    const accountOf = async (email: string) =>
+      (await request(gw, 'GET', '/admin/v1/accounts', { headers: admin, query: { email } })).body.data[0];
+    // The accounts the README's bootstrap makes, made here too when that test did not run first.
+    for (const body of [
+      { name: 'Acme Agency', email: 'ops@acme.example', type: 'agency' },
+      { name: 'Client', email: 'client@example.com', type: 'standard', parentEmail: 'ops@acme.example' },
+    ])
+      if (!(await accountOf(body.email))) await request(gw, 'POST', '/admin/v1/accounts', { headers: admin, body });
+    const agency = await accountOf('ops@acme.example');
+    const key = (await request(gw, 'POST', `/admin/v1/accounts/${agency.id}/api-key`, { headers: admin })).body.apiKey;
+    const client = await accountOf('client@example.com');
+    const before = (await request(gw, 'GET', `/v1/subaccounts/${client.id}/credits`, { apiKey: key })).body.balance;
+
+    const { apiKey: standardKey, answers } = await curl('docs/api.md › ## Credits', async () => ({ KEY: key }));
+    expect(answers).toEqual([
+      { success: true, sub_account_id: client.id, credits_added: 100, new_balance: before + 100 },
+    ]);
+    const again = await curl('docs/api.md › ## Credits', async () => ({ KEY: key }));
+    expect(again.answers).toEqual(answers);
+    const after = await request(gw, 'GET', `/v1/subaccounts/${client.id}/credits`, { apiKey: key });
+    expect(after.body.balance).toBe(before + 100);
+
+    const grant = { email: 'nobody@example.com', amount: 1 };
+    const unknown = await request(gw, 'POST', '/v1/subaccounts/credits', {
+      headers: { 'x-api-key': key },
+      body: grant,
+    });
+    expect({ status: unknown.status, code: unknown.body.error.code }).toEqual({
+      status: 404,
+      code: 'SUB_ACCOUNT_NOT_FOUND',
+    });
+    const notAgency = await request(gw, 'POST', '/v1/subaccounts/credits', {
+      headers: { 'x-api-key': standardKey },
+      body: { ...grant, email: 'client@example.com' },
+    });
+    expect({ status: notAgency.status, code: notAgency.body.error.code }).toEqual({ status: 403, code: 'NOT_AGENCY' });
   });
 
   test('the bot is set to an OpenAI-compatible server beside the gateway', async () => {
