@@ -229,6 +229,29 @@ test('the embedded store backup and restore commands work as printed', async () 
   }
 });
 
+test('what the backup commands make in a clone is ignored by git, as the data dir is: the archive holds secrets', () => {
+  const commands = commandsUnder('gateway/README.md › ### On the embedded store');
+  const archives = commands.flatMap((command) => [...command.matchAll(/--to (\S+)/g)].map((m) => m[1]!));
+  const dataDirs = [
+    'data',
+    ...commands.flatMap((command) => [...command.matchAll(/LEADCHAT_DATA_DIR=(\S+)/g)].map((m) => m[1]!)),
+  ];
+  expect({ archives, dataDirs }).toEqual({
+    archives: ['leadchat-backup.tar.gz'],
+    dataDirs: ['data', './data-restored'],
+  });
+  const made = [...archives, ...dataDirs.map((dir) => path.join(dir, 'admin-token'))];
+  const ignored = (file: string) => {
+    try {
+      execFileSync('git', ['check-ignore', '--no-index', '--quiet', file], { cwd: ROOT });
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  expect(made.filter((file) => !ignored(file))).toEqual([]);
+});
+
 test("the console guide's password commands work as printed: the owner then signs in with the last one", async () => {
   const commands = [
     ...commandsUnder('docs/console.md › ## Signing in'),
