@@ -258,9 +258,11 @@ test("the console guide's password commands work as printed: the owner then sign
     ...commandsUnder('docs/console.md › ## Overview'),
   ];
   const cli = commands.filter((command) => command.startsWith('npx leadchat-gateway '));
-  // The admin API's request carries a placeholder for the account's id; the same request is test/gateway/api-auth's.
-  expect(commands.filter((command) => !cli.includes(command))).toEqual([
-    expect.stringMatching(/^curl -X PUT https:\/\/localhost:8443\/admin\/v1\/accounts\/<account id>\/password /),
+  const api = commands.filter((command) => !cli.includes(command));
+  expect(api).toEqual([
+    expect.stringMatching(
+      /^curl --cacert data\/tls\/cert\.pem -X PUT "https:\/\/localhost:8443\/admin\/v1\/accounts\/\$ACCOUNT_ID\/password" /,
+    ),
   ]);
   expect(cli).toEqual([
     expect.stringMatching(/^npx leadchat-gateway account create .*--email owner@acme\.example --password /),
@@ -274,7 +276,22 @@ test("the console guide's password commands work as printed: the owner then sign
     expect.objectContaining({ email: 'owner@acme.example', passwordSet: true }),
     expect.objectContaining({ email: 'owner@acme.example', passwordSet: true }),
   ]);
-  const password = /--password '([^']+)'/.exec(cli.at(-1)!)![1];
+  // The admin API's request, typed beside the data dir as the guide's reader does, on this gateway's port.
+  const folder = tempDir('leadchat-console-guide-');
+  symlinkSync(gw.dataDir, path.join(folder, 'data'));
+  writeFileSync(path.join(folder, '.curlrc'), '--silent\n--show-error\n');
+  try {
+    const port = new URL(gw.url).port;
+    const [set] = await runAll(
+      api.map((command) => command.replaceAll('https://localhost:8443/', `https://localhost:${port}/`)),
+      folder,
+      { ...process.env, CURL_HOME: folder, ACCOUNT_ID: created.id },
+    );
+    expect(JSON.parse(set!)).toEqual(expect.objectContaining({ email: 'owner@acme.example', passwordSet: true }));
+  } finally {
+    removeDir(folder);
+  }
+  const password = /"password": "([^"]+)"/.exec(api.at(-1)!)![1];
   const signIn = await request(gw, 'POST', '/console/api/session', {
     headers: { origin: gw.url },
     body: { email: 'owner@acme.example', password },
@@ -283,8 +300,8 @@ test("the console guide's password commands work as printed: the owner then sign
 });
 
 describe("the API guide's requests work as printed, sent to this gateway's port", () => {
-  /** Runs one block's curl lines in a folder holding `data`, each with a new account's key; returns the answers. */
   /**
+   * Runs one block's curl lines in a folder holding `data`, each with a new account's key; returns the answers.
    * `next` gives the variables a reader sets from an answer (a new list's id as `LIST_ID`) before the lines after it.
    */
   async function curl(
