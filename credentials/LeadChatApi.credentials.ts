@@ -135,7 +135,7 @@ export class LeadChatApi implements ICredentialType {
         properties: {
           value: 401,
           message:
-            'The API key was rejected (401). Copy the current key from Settings > Account > API Key; generating a new key invalidates the old one.',
+            "The API key was rejected (401). Enter the key as it was shown when made, once: by Settings > Account > API Key > Generate, or on a self-hosted gateway by its operator's leadchat-gateway account create or account rotate-key. Generating a new key invalidates the old one.",
         },
       },
       {
