@@ -31,7 +31,7 @@ describe('LeadChat node: errors, Continue On Fail, rate limits', () => {
     });
     expect(run.error?.message).toBe('LeadChat: Invalid or missing API key');
     expect(run.error?.description).toMatch(
-      /HTTP 401 UNAUTHORIZED from GET \/contacts\. Check the API Key of the LeadChat API credential/,
+      /HTTP 401 UNAUTHORIZED from GET \/contacts\. Check the API Key of the LeadChat API credential: the key as it was shown, once, when made \(Settings > Account > API Key > Generate, or the gateway operator's leadchat-gateway account create or account rotate-key\)/,
     );
     expect(run.error?.httpCode).toBe('401');
     expect(visible(run)).not.toContain(SECRET_KEY);

@@ -137,7 +137,7 @@ function hintFor(status: number, failure: ApiFailure, endpoint: string): string 
     case 400:
       return 'Fix the field named in the message and run the node again.';
     case 401:
-      return 'Check the API Key of the LeadChat API credential. Generating a new key in Settings > Account > API Key invalidates the old one.';
+      return "Check the API Key of the LeadChat API credential: the key as it was shown, once, when made (Settings > Account > API Key > Generate, or the gateway operator's leadchat-gateway account create or account rotate-key). Generating a new key invalidates the old one.";
     case 403:
       return 'The API key is valid but not allowed to do this.';
     case 404:
