@@ -263,6 +263,19 @@ describe('campaigns', () => {
     ).toBe(false);
   });
 
+  test('a campaign made without a list and linked to one later triggers on its new contacts, unless the change says not to; moved to another list it keeps its trigger', async () => {
+    const patch = async (id: string, body: Record<string, unknown>) =>
+      (await api(ctx.gw, account, 'PATCH', `campaigns/${id}`, { body })).body.triggerOnNewContacts;
+    const other = (await api(ctx.gw, account, 'POST', 'lists', { body: { name: 'Other leads' } })).body.id;
+    const alone = (await api(ctx.gw, account, 'POST', 'campaigns', { body: { name: 'Alone, then linked' } })).body;
+    expect(await patch(alone.id, { listId })).toBe(true);
+    const quiet = (await api(ctx.gw, account, 'POST', 'campaigns', { body: { name: 'Alone, linked off' } })).body;
+    expect(await patch(quiet.id, { listId, triggerOnNewContacts: false })).toBe(false);
+    expect(await patch(quiet.id, { listId: other })).toBe(false);
+    expect(await patch(alone.id, { triggerOnNewContacts: false })).toBe(false);
+    expect(await patch(alone.id, { listId: other })).toBe(false);
+  });
+
   test('a partial bot is completed with the defaults', async () => {
     const res = await api(ctx.gw, account, 'POST', 'campaigns', { body: { name: 'Bot', bot: { goal: 'Qualify' } } });
     expect(res.body.bot).toEqual({

@@ -196,11 +196,14 @@ export async function changeCampaign(
   const campaign = await getCampaign(tx, accountId, id);
   precondition?.(campaign.version);
   if (patch.listId) await getList(tx, accountId, patch.listId);
+  // A campaign made without a list is linked to one: its trigger takes the default it would have had if made with it.
+  const linked = !campaign.listId && patch.listId && patch.triggerOnNewContacts === undefined;
   const changed = check(
     await getAccount(tx, accountId),
     {
       ...campaign,
       ...(patch as Partial<Campaign>),
+      ...(linked ? { triggerOnNewContacts: true } : {}),
       bot: { ...campaign.bot, ...patch.bot },
       followUps: { ...campaign.followUps, ...patch.followUps },
       version: campaign.version + 1,
