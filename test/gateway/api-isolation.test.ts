@@ -183,8 +183,15 @@ test("a sub-account cannot see its agency's or a sibling's credit history", asyn
     body: { email: s1.email, amount: 9, description: unique('for s1') },
   });
   expect((await api(ctx.gw, s2, 'GET', 'credits')).body).toMatchObject({ balance: 0, transactions: [] });
-  expect((await api(ctx.gw, agency, 'GET', 'credits')).body).toMatchObject({ balance: 0, transactions: [] });
-  expect((await api(ctx.gw, s1, 'GET', 'credits')).body.balance).toBe(9);
+  // The agency's own list holds the grant it made, and s1's the grant it got: each as its own account sees it.
+  expect((await api(ctx.gw, agency, 'GET', 'credits')).body).toMatchObject({
+    balance: 0,
+    transactions: [{ kind: 'granted', amount: -9, balance: null, subAccount: { id: s1.id } }],
+  });
+  expect((await api(ctx.gw, s1, 'GET', 'credits')).body).toMatchObject({
+    balance: 9,
+    transactions: [{ kind: 'grant', amount: 9, balance: 9 }],
+  });
 });
 
 // ---- every id a request names, from its path, body or query --------------------------------------------------
