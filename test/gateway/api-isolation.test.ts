@@ -330,6 +330,20 @@ const byPath: Array<[string, string, (id: string) => Promise<Reply>, () => strin
   ],
   ['GET /lists/{id}', 'LIST_NOT_FOUND', (id) => api(ctx.gw, b, 'GET', `lists/${id}`), () => A.list.id, 'lst_missing'],
   [
+    'PATCH /lists/{id}',
+    'LIST_NOT_FOUND',
+    (id) => api(ctx.gw, b, 'PATCH', `lists/${id}`, { body: { name: 'Taken over' } }),
+    () => A.list.id,
+    'lst_missing',
+  ],
+  [
+    'DELETE /lists/{id}',
+    'LIST_NOT_FOUND',
+    (id) => api(ctx.gw, b, 'DELETE', `lists/${id}`),
+    () => A.list.id,
+    'lst_missing',
+  ],
+  [
     'GET /lists/{id}/contacts',
     'LIST_NOT_FOUND',
     (id) => api(ctx.gw, b, 'GET', `lists/${id}/contacts`),

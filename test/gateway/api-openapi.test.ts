@@ -37,7 +37,7 @@ const ROUTES: Record<string, string[]> = {
   '/contacts/{id}/export': ['get'],
   '/contacts/{id}/messages': ['get', 'post'],
   '/lists': ['get', 'post'],
-  '/lists/{listId}': ['get'],
+  '/lists/{listId}': ['delete', 'get', 'patch'],
   '/lists/{listId}/contacts': ['get', 'post'],
   '/lists/{listId}/contacts/{contactId}': ['delete'],
   '/lists/{listId}/imports': ['get', 'post'],
@@ -312,7 +312,7 @@ test('every operation has a unique operationId, a tag the document lists, a desc
     }
   }
   expect(new Set(ids).size).toBe(ids.length);
-  expect(ids).toHaveLength(79);
+  expect(ids).toHaveLength(81);
 });
 
 test('each error status lists the codes its operation can answer; the headers of limits and retries are described', () => {

@@ -17,7 +17,7 @@ test("paths resolve to the document's operations, literal segments first", () =>
   expect(operationOf('POST', '/v1/conversations/cnv_1/retry-failed')?.operation.operationId).toBe(
     'retryConversationFailed',
   );
-  expect(operationOf('DELETE', '/v1/lists/lst_1')).toBeUndefined();
+  expect(operationOf('PUT', '/v1/lists/lst_1')).toBeUndefined();
   expect(operationOf('GET', '/v1/nope')).toBeUndefined();
 });
 

@@ -919,6 +919,7 @@ describe('every other route', () => {
     'POST /admin/v1/accounts/:id/members',
     'POST /admin/v1/jobs/:id/retry',
     'GET /v1/contacts/:id/export',
+    'PATCH /v1/lists/:listId',
     'GET /v1/lists/:listId',
     'GET /v1/lists/:listId/imports',
     'GET /v1/imports/:id',

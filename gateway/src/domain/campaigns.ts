@@ -8,7 +8,7 @@ import { newId, now } from '../ids.js';
 import type { Page, Reader, Tx } from '../store/store.js';
 import { getAccount, type Account } from './accounts.js';
 import { sendingRefusal } from './channel-credentials.js';
-import { getList } from './lists.js';
+import { lockList } from './lists.js';
 import type { CampaignAnswer } from '../contract/campaigns.js';
 import { campaignAnsweringChanged } from './campaign-changes.js';
 
@@ -159,7 +159,7 @@ export async function createCampaign(
   remember?: (tx: Tx, campaign: Campaign) => Promise<void>,
 ): Promise<Campaign> {
   return gw.store.transact(async (tx) => {
-    if (input.listId) await getList(tx, accountId, input.listId);
+    if (input.listId) await lockList(tx, accountId, input.listId);
     const at = now();
     const campaign = await tx.insert<Campaign>(
       'campaigns',
@@ -195,7 +195,7 @@ export async function changeCampaign(
 ): Promise<{ before: Campaign; after: Campaign }> {
   const campaign = await getCampaign(tx, accountId, id);
   precondition?.(campaign.version);
-  if (patch.listId) await getList(tx, accountId, patch.listId);
+  if (patch.listId) await lockList(tx, accountId, patch.listId);
   // A campaign made without a list is linked to one: its trigger takes the default it would have had if made with it.
   const linked = !campaign.listId && patch.listId && patch.triggerOnNewContacts === undefined;
   const changed = check(

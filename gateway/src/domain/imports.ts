@@ -9,7 +9,7 @@ import { newId, now } from '../ids.js';
 import type { Page, Reader, Tx } from '../store/store.js';
 import { newJob } from './job-kinds.js';
 import { normalizeContact, type Contact, type ContactInput, type ContactOwner } from './contacts.js';
-import { getList } from './lists.js';
+import { getList, lockList } from './lists.js';
 import type { ImportAnswer } from '../contract/lists.js';
 import { IMPORT_DELIMITERS, SEPARATOR_LINE } from '../api-contract.js';
 
@@ -187,7 +187,7 @@ export async function createImport(
   if (raw.length > MAX_ROWS) throw tooManyRows();
   const rows = await checkRows(raw, readContact, account.defaultCountry);
   return gw.store.transact(async (tx) => {
-    await getList(tx, accountId, listId);
+    await lockList(tx, accountId, listId);
     const at = now();
     const chunks: ImportRow[][] = [];
     for (let i = 0; i < rows.length; i += CHUNK_ROWS) chunks.push(rows.slice(i, i + CHUNK_ROWS));

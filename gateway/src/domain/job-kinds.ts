@@ -33,6 +33,8 @@ export type JobKinds = {
   reply_failed: { messageId: string };
   /** One chunk of an import's rows. */
   import: { importId: string; position: number };
+  /** The memberships of a deleted list, removed a batch at a time (domain/list-deletion.ts). */
+  list_memberships: { listId: string };
   /** Hourly upkeep of the deployment. */
   housekeeping: Record<string, never>;
   /** Search keys for contacts stored before they existed, from the one after `after`. */

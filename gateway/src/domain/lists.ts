@@ -31,6 +31,16 @@ export async function getList(r: Reader, accountId: string, id: string): Promise
   return list;
 }
 
+/**
+ * The list, held until the commit: what links a campaign or an import to it takes turns with its deletion, so that
+ * neither is linked to a list deleted meanwhile nor lets the deletion through (domain/list-deletion.ts).
+ */
+export async function lockList(tx: Tx, accountId: string, id: string): Promise<List> {
+  const list = await tx.lock<List>('lists', id);
+  if (!list || list.accountId !== accountId) throw notFound('List');
+  return list;
+}
+
 /** `remember` keeps the answer in the creation's own transaction, for an Idempotency-Key to replay (idempotency.ts). */
 export async function createList(
   gw: Gateway,
@@ -42,6 +52,14 @@ export async function createList(
     const list = await tx.insert<List>('lists', { id: newId('lst'), accountId, name, createdAt: now() });
     await remember?.(tx, list);
     return list;
+  });
+}
+
+/** PATCH /v1/lists/{id}: a new name. Names need not be unique, as at creation. */
+export async function renameList(gw: Gateway, accountId: string, id: string, name: string): Promise<List> {
+  return gw.store.transact(async (tx) => {
+    const list = await getList(tx, accountId, id);
+    return tx.update<List>('lists', list.id, { name });
   });
 }
 

@@ -262,6 +262,27 @@ export const OPERATIONS: Record<string, Partial<Record<'get' | 'post' | 'put' | 
   },
   '/lists/{listId}': {
     get: { id: 'getList', tag: 'Lists', summary: 'Get a list', answers: { 200: list }, errors: notFound('LIST') },
+    patch: {
+      id: 'renameList',
+      tag: 'Lists',
+      summary: 'Rename a list',
+      description:
+        "The name, held to the rules of a new list's (1 to 200 characters, not blank, trimmed); names need not be unique. GET /lists?q= finds it by its new name.",
+      body: schemas.listUpdate,
+      answers: { 200: list },
+      errors: notFound('LIST'),
+    },
+    delete: {
+      id: 'deleteList',
+      tag: 'Lists',
+      summary: 'Delete a list',
+      description:
+        "The list goes, with its contacts' places in it and its import reports (GET /imports/{id} of one is then 404); the contacts stay. " +
+        '409 LIST_HAS_CAMPAIGNS, naming the campaigns, while a campaign is linked to it: link each to another list first (listId of PATCH /campaigns/{id}). ' +
+        '409 LIST_IMPORT_RUNNING while an import into it has rows to apply: wait until it is done.',
+      answers: { 204: null },
+      errors: { ...notFound('LIST'), 409: ['LIST_HAS_CAMPAIGNS', 'LIST_IMPORT_RUNNING'] },
+    },
   },
   '/lists/{listId}/contacts': {
     post: {

@@ -253,6 +253,8 @@ export const listAdd = z
   .refine((b) => b.contactId, { message: 'is required', path: ['contactId'], params: { field: 'REQUIRED' } });
 
 export const listCreate = z.object({ name: nonBlank(T.name) });
+/** PATCH /v1/lists/{id}: a new name, held to the rules of a new list's. */
+export const listUpdate = listCreate;
 
 const header = z.string().trim().min(1, 'must name a column of the file').max(200);
 const headers = z.record(z.string().min(1).max(100), header).superRefine(atMost(MAX_CUSTOM_FIELDS, 'custom fields'));

@@ -17,6 +17,7 @@ import { dateCreditEntries } from './credit-days.js';
 import { markFailedOpenings } from './failed-openings.js';
 import { housekeeping } from './housekeeping.js';
 import { runImport } from './import.js';
+import { removeListMemberships } from '../domain/list-deletion.js';
 import { inbound } from './inbound.js';
 import type { HandlerOf, JobContext } from './queue.js';
 import { sendMessageJob } from './send.js';
@@ -36,6 +37,7 @@ export const jobCatalogue: { readonly [K in JobKind]: JobHandler<K> } = {
   reply_failed: (ctx, job) => runReplyFailed(ctx, job.data),
   handoff_reminder: (ctx, job) => runHandoffReminder(ctx, job.data),
   import: runImport,
+  list_memberships: (ctx, job) => removeListMemberships(ctx, job.data),
   housekeeping,
   contact_search_index: indexContacts,
   delivery_contacts: nameDeliveryContacts,

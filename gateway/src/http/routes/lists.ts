@@ -1,12 +1,13 @@
 import type { Gateway } from '../../context.js';
 import { publicContact } from '../../domain/contacts.js';
-import { createList, getList, listsOf, membersOf, publicList } from '../../domain/lists.js';
+import { createList, getList, listsOf, membersOf, publicList, renameList } from '../../domain/lists.js';
+import { deleteList } from '../../domain/list-deletion.js';
 import { addToList, removeFromList } from '../../engine/join-list.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { accountPage, readPage } from '../paging.js';
 import { idempotentAnswer } from '../idempotent-answer.js';
 import { accountOf, parse, route, sendDurable, type Routes } from '../route.js';
-import { listAdd, listCreate, namedQuery } from '../schemas.js';
+import { listAdd, listCreate, listUpdate, namedQuery } from '../schemas.js';
 import { findByName } from '../../domain/name-search.js';
 import type { Page } from '../../store/store.js';
 
@@ -38,6 +39,17 @@ export function listsRoutes(v1: Routes, gw: Gateway): void {
   route(v1, '/lists/:listId', {
     get: async (req, res) => {
       await sendDurable(gw, res, publicList(await getList(gw.store, accountOf(res).id, String(req.params.listId))));
+    },
+    patch: [
+      jsonBody(),
+      async (req, res) => {
+        const name = parse(listUpdate, req.body).name.trim();
+        res.json(publicList(await renameList(gw, accountOf(res).id, String(req.params.listId), name)));
+      },
+    ],
+    delete: async (req, res) => {
+      await deleteList(gw, accountOf(res).id, String(req.params.listId));
+      res.status(204).end();
     },
   });
   route(v1, '/lists/:listId/contacts', {
