@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { createAccount, request, startGateway, type TestAccount, type TestGateway } from '../helpers/gateway';
 import { byId, CREDENTIAL, createHost, runLeadChat, type Host } from './helpers/n8n';
 
-/** List › Create, Get Many, Remove Contact; Campaign › Update; Message › Get and Retry, run as workflows against the gateway. */
+/** List › Create, Get Many, Remove Contact, Update, Delete; Campaign › Update; Message › Get and Retry, run as workflows against the gateway. */
 describe("LeadChat node: lists, campaign updates and a message's delivery status", () => {
   let gw: TestGateway;
   let account: TestAccount;
@@ -100,6 +100,49 @@ describe("LeadChat node: lists, campaign updates and a message's delivery status
     });
     expect(again.error?.httpCode).toBe('404');
     expect(again.error?.description).toMatch(/the contact is not on this list/);
+  });
+
+  test('List › Update renames the list picked; an empty name or an unknown list fails the item, saying why', async () => {
+    const list = (await api('POST', '/lists', { name: 'Sprnig open day' })).body;
+    const run = await runLeadChat(host, {
+      resource: 'list',
+      operation: 'update',
+      list: byId(list.id),
+      name: ' Spring open day ',
+    });
+    expect(run.error).toBeUndefined();
+    expect(run.output('LeadChat')[0]!.json).toEqual({ ...list, name: 'Spring open day' });
+    expect((await api('GET', `/lists/${list.id}`)).body.name).toBe('Spring open day');
+    const empty = await runLeadChat(host, { resource: 'list', operation: 'update', list: byId(list.id), name: ' ' });
+    expect(empty.error?.message).toBe('Name is empty');
+    const unknown = await runLeadChat(host, {
+      resource: 'list',
+      operation: 'update',
+      list: byId('lst_nope'),
+      name: 'Anything',
+    });
+    expect(unknown.error?.description).toMatch(/^HTTP 404 LIST_NOT_FOUND from PATCH \/lists\/lst_nope\./);
+  });
+
+  test('List › Delete deletes the list, its contacts stay; one a campaign is linked to is refused, naming it; again is a 404', async () => {
+    const list = (await api('POST', '/lists', { name: 'Test list' })).body;
+    const contact = (await api('POST', '/contacts', { phone: '+14155550501' })).body;
+    await api('POST', `/lists/${list.id}/contacts`, { contactId: contact.id });
+    const campaign = (await api('POST', '/campaigns', { name: 'Linked one', channel: 'sms', listId: list.id })).body;
+    const refused = await runLeadChat(host, { resource: 'list', operation: 'delete', list: byId(list.id) });
+    expect(refused.error?.description).toMatch(/^HTTP 409 LIST_HAS_CAMPAIGNS /);
+    expect(refused.error?.message).toContain(`"Linked one" (${campaign.id})`);
+    expect((await api('GET', `/lists/${list.id}`)).status).toBe(200);
+
+    await api('PATCH', `/campaigns/${campaign.id}`, { listId: null });
+    const run = await runLeadChat(host, { resource: 'list', operation: 'delete', list: byId(list.id) });
+    expect(run.error).toBeUndefined();
+    expect(run.output('LeadChat')[0]!.json).toEqual({ deleted: true, listId: list.id });
+    expect((await api('GET', `/lists/${list.id}`)).status).toBe(404);
+    expect((await api('GET', `/contacts/${contact.id}`)).status).toBe(200);
+    const again = await runLeadChat(host, { resource: 'list', operation: 'delete', list: byId(list.id) });
+    expect(again.error?.httpCode).toBe('404');
+    expect(again.error?.description).toMatch(/^HTTP 404 LIST_NOT_FOUND from DELETE \/lists\//);
   });
 
   test('Campaign › Update renames a campaign, makes it Live and pauses it; one that cannot send is refused Live, saying why', async () => {

@@ -3,11 +3,21 @@ import type { INodeProperties } from 'n8n-workflow';
 import type { Operation } from '../../shared/types';
 import * as addContact from './addContact';
 import * as create from './create';
+import * as deleteList from './delete';
 import * as getAll from './getAll';
 import * as getContacts from './getContacts';
 import * as removeContact from './removeContact';
+import * as update from './update';
 
-export const operations: Record<string, Operation> = { addContact, create, getAll, getContacts, removeContact };
+export const operations: Record<string, Operation> = {
+  addContact,
+  create,
+  delete: deleteList,
+  getAll,
+  getContacts,
+  removeContact,
+  update,
+};
 
 export const description: INodeProperties[] = [
   {
@@ -30,6 +40,12 @@ export const description: INodeProperties[] = [
         description: 'Create an empty list of contacts',
       },
       {
+        name: 'Delete',
+        value: 'delete',
+        action: 'Delete a list',
+        description: 'Delete a list no campaign is linked to; its contacts stay',
+      },
+      {
         name: 'Get Contacts',
         value: 'getContacts',
         action: 'Get the contacts of a list',
@@ -47,12 +63,20 @@ export const description: INodeProperties[] = [
         action: 'Remove a contact from a list',
         description: 'Take a contact off a list; the contact itself stays',
       },
+      {
+        name: 'Update',
+        value: 'update',
+        action: 'Rename a list',
+        description: 'Give a list a new name',
+      },
     ],
     default: 'addContact',
   },
   ...addContact.description,
   ...create.description,
+  ...deleteList.description,
   ...getAll.description,
   ...getContacts.description,
   ...removeContact.description,
+  ...update.description,
 ];
