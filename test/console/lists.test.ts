@@ -177,6 +177,40 @@ describe('lists', () => {
     ]);
   });
 
+  test('a list renamed on its page; its deletion asks twice, is refused while a campaign is linked to it, saying which, then goes', async () => {
+    await v1('POST', 'lists', { name: 'Kept leads' });
+    const id = await createList('Sprnig leads');
+    const contact = (await v1('POST', 'contacts', { phone: uniquePhone(), firstName: 'Stays' })).body;
+    await v1('POST', `lists/${id}/contacts`, { contactId: contact.id });
+    await page.getByLabel('New name', { exact: true }).fill('Spring leads');
+    await page.getByRole('button', { name: 'Rename', exact: true }).click();
+    await status('List renamed.').waitFor();
+    await heading(page).filter({ hasText: 'Spring leads' }).waitFor();
+    expect((await v1('GET', `lists/${id}`)).body.name).toBe('Spring leads');
+
+    const campaign = (await v1('POST', 'campaigns', { name: 'Spring recall', listId: id })).body;
+    await page.getByRole('button', { name: 'Delete list' }).click();
+    await page.getByText('its contacts and their conversations stay').waitFor();
+    await page.getByRole('button', { name: 'Delete the list' }).click();
+    const refused = page.locator('#list-settings-heading ~ .error').filter({ hasText: /\S/ });
+    await refused.waitFor();
+    expect(await refused.textContent()).toContain(`"Spring recall" (${campaign.id})`);
+    expect((await v1('GET', `lists/${id}`)).status).toBe(200);
+    expect(await seriousViolations(page)).toEqual([]);
+    await screenshot(page, 'list-delete-refused');
+
+    await v1('PATCH', `campaigns/${campaign.id}`, { listId: null });
+    await page.getByRole('button', { name: 'Delete list' }).click();
+    await page.getByRole('button', { name: 'Delete the list' }).click();
+    await heading(page)
+      .filter({ hasText: /^Lists$/ })
+      .waitFor();
+    await page.getByRole('link', { name: 'Kept leads', exact: true }).waitFor();
+    expect(await page.getByRole('link', { name: 'Spring leads', exact: true }).count()).toBe(0);
+    expect((await v1('GET', `lists/${id}`)).status).toBe(404);
+    expect((await v1('GET', `contacts/${contact.id}`)).status).toBe(200);
+  });
+
   test('members a page at a time: Next and Previous walk the list in the order contacts joined', async () => {
     const id = await createList('Paged');
     for (let i = 0; i < 30; i++) {

@@ -15,11 +15,12 @@ import { MembersPanel } from './members.js';
 import { Pager, usePaged } from './paged.js';
 import { PastImportsPanel } from './past-imports.js';
 import { ItemLink, useSelected } from './selection.js';
+import { ListSettingsPanel } from './list-settings.js';
 import { Button } from '../../components/button.js';
 
 /**
  * The account's lists, and one list opened: its contacts (each opening the contact's panel), adding one by hand, CSV
- * import and past imports.
+ * import, past imports, and the list renamed or deleted.
  */
 export function ListsPage({ session }: { session: SessionInfo }) {
   const { selected, select } = useSelected();
@@ -160,6 +161,7 @@ function ListView(props: { id: string; admin: boolean; onBack: () => void }) {
         }}
       />
       <PastImportsPanel paged={imports} />
+      <ListSettingsPanel list={list} onRenamed={setList} onDeleted={props.onBack} />
     </>
   );
 }
