@@ -197,11 +197,19 @@ export const answersOnly = (channel: string | null): channel is MetaChannel =>
  */
 export const SERVICE_WINDOW_MS = 24 * 3_600_000;
 
-/** When opening messages may go: between `start` and `end` ("09:00", "18:00") in `timezone` (IANA). */
+/** The days of the week a sending window names, in the week's order (Monday first), as the API writes them. */
+export const WEEKDAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const;
+export type Weekday = (typeof WEEKDAYS)[number];
+
+/**
+ * When opening messages may go: between `start` and `end` ("09:00", "18:00") in `timezone` (IANA), on `days` of that
+ * zone's week (null: every day).
+ */
 export interface SendingWindow {
   start: string;
   end: string;
   timezone: string;
+  days: Weekday[] | null;
 }
 
 /** A contact's custom fields are written into a message as `{{custom.<key>}}`. */

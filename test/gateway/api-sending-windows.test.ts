@@ -182,5 +182,88 @@ test('a campaign saved with a window in Etc/GMT-1 before such zones were refused
     body: { status: 'paused', sendingWindow: saved },
   });
   expect(paused.status).toBe(200);
-  expect(paused.body.sendingWindow).toEqual(saved);
+  expect(paused.body.sendingWindow).toEqual({ ...saved, days: null });
+});
+
+const WEEKDAYS_NY = {
+  start: '08:00',
+  end: '21:00',
+  timezone: 'America/New_York',
+  days: ['fri', 'mon', 'thu', 'tue', 'wed'],
+};
+
+test("an opening added on a Saturday, with a window open Monday to Friday, goes on Monday at the window's start, and next.at says so", async () => {
+  const account = await createAccount(ctx.gw);
+  await clockTo('2028-03-11T17:00:00Z'); // Saturday 12:00 EST; the clocks spring forward on Sunday
+  const { list, campaign } = await listAndCampaign(account, { sendingWindow: WEEKDAYS_NY });
+  expect(campaign.sendingWindow.days).toEqual(['mon', 'tue', 'wed', 'thu', 'fri']);
+  const read = await api(ctx.gw, account, 'GET', `campaigns/${campaign.id}`);
+  expect(read.body.sendingWindow).toEqual({ ...WEEKDAYS_NY, days: ['mon', 'tue', 'wed', 'thu', 'fri'] });
+
+  const [lead] = await addContacts(account, list.id, 1);
+  expect((await conversationOf(account, lead!)).next).toMatchObject({ at: '2028-03-13T12:00:00.000Z' }); // Mon 08:00 EDT
+  await untilIdle(ctx.gw, { horizonMs: 3 * 24 * 3_600_000 });
+  expect(await sentAt(account, lead!)).toEqual(['2028-03-13T12:00:00.000Z']);
+});
+
+test('a follow-up a day after a Friday opening waits for Monday, and days changed by a PATCH hold for one waiting', async () => {
+  const account = await createAccount(ctx.gw);
+  await clockTo('2028-06-09T14:00:00Z'); // Friday 10:00 EDT
+  const { list, campaign } = await listAndCampaign(account, {
+    sendingWindow: WEEKDAYS_NY,
+    followUps: { enabled: true, steps: [{ after: '1d', body: 'Still there?' }] },
+  });
+  const [lead] = await addContacts(account, list.id, 1);
+  await untilIdle(ctx.gw, { horizonMs: 0 });
+  // A day after Friday 10:00 is Saturday 10:00, a day the window stays shut: it waits for Monday 08:00.
+  expect((await conversationOf(account, lead!)).next).toMatchObject({
+    kind: 'follow_up',
+    at: '2028-06-12T12:00:00.000Z',
+  });
+
+  const edit = await api(ctx.gw, account, 'PATCH', `campaigns/${campaign.id}`, {
+    body: { sendingWindow: { ...WEEKDAYS_NY, days: ['sat'] } },
+  });
+  expect(edit.status).toBe(200);
+  expect(edit.body.sendingWindow.days).toEqual(['sat']);
+  await untilIdle(ctx.gw, { horizonMs: 0 });
+  expect((await conversationOf(account, lead!)).next).toMatchObject({
+    kind: 'follow_up',
+    at: '2028-06-10T14:00:00.000Z',
+  });
+  await untilIdle(ctx.gw, { horizonMs: 2 * 24 * 3_600_000 });
+  expect(await sentAt(account, lead!)).toEqual(['2028-06-09T14:00:00.000Z', '2028-06-10T14:00:00.000Z']);
+});
+
+test('a window left without days opens every day, and a campaign saved before windows had days reads as every day', async () => {
+  const account = await createAccount(ctx.gw);
+  const { campaign } = await listAndCampaign(account, { sendingWindow: BERLIN_DAY });
+  expect(campaign.sendingWindow).toEqual({ ...BERLIN_DAY, days: null });
+  await ctx.gw.engine.store.transact((tx) => tx.update<any>('campaigns', campaign.id, { sendingWindow: BERLIN_DAY }));
+  expect((await api(ctx.gw, account, 'GET', `campaigns/${campaign.id}`)).body.sendingWindow).toEqual({
+    ...BERLIN_DAY,
+    days: null,
+  });
+});
+
+test.each([
+  [[], 'INVALID_SENDING_WINDOW', /at least one day/],
+  [['Mon', 'tue'], 'INVALID_SENDING_WINDOW', /"Mon" is none of them/],
+  [['sat', 'sun', 'sat'], 'INVALID_SENDING_WINDOW', /"sat" is there twice/],
+  // Not a list at all is refused as a start that is no text is: by the request's schema.
+  ['mon', 'VALIDATION_ERROR', /list/],
+])('a window open on %j is refused, naming sendingWindow.days', async (days, code, message) => {
+  const account = await createAccount(ctx.gw);
+  const res = await api(ctx.gw, account, 'POST', 'campaigns', {
+    body: { name: 'Spring', sendingWindow: { ...BERLIN_DAY, days } },
+  });
+  expect(res.status).toBe(400);
+  expect(res.body.error.code).toBe(code);
+  expect(res.body.error.fields).toEqual([
+    {
+      field: 'sendingWindow.days',
+      code: code === 'VALIDATION_ERROR' ? 'INVALID' : code,
+      message: expect.stringMatching(message),
+    },
+  ]);
 });

@@ -12,7 +12,9 @@ beforeAll(async () => {
 const at = (iso: string) => Date.parse(iso);
 const iso = (ms: number) => new Date(ms).toISOString();
 const NY = 'America/New_York';
-const win = (start: string, end: string, timezone = NY): Window => w.parseSendingWindow({ start, end, timezone });
+const win = (start: string, end: string, timezone = NY, days?: string[]): Window =>
+  w.parseSendingWindow({ start, end, timezone, days });
+const MON_FRI = ['mon', 'tue', 'wed', 'thu', 'fri'];
 const next = (window: Window, when: string) => iso(w.nextOpening(window, at(when)));
 
 describe('validation', () => {
@@ -21,6 +23,7 @@ describe('validation', () => {
       start: '08:00',
       end: '21:00',
       timezone: NY,
+      days: null,
     });
     expect(w.parseSendingWindow({ start: '00:00', end: '23:59', timezone: 'utc' }).timezone).toBe('UTC');
   });
@@ -41,6 +44,15 @@ describe('validation', () => {
     [{ start: '08:00', end: '21:00', timezone: '' }, /timezone must be/],
     [{ start: '08:00', end: '21:00' }, /timezone must be/],
     [{ start: '08:00', end: '21:00', timezone: 5 }, /timezone must be/],
+    [{ start: '08:00', end: '21:00', timezone: NY, days: [] }, /sendingWindow\.days must name at least one day/],
+    [
+      { start: '08:00', end: '21:00', timezone: NY, days: ['Mon'] },
+      /sendingWindow\.days must name days .*"Mon" is none/,
+    ],
+    [{ start: '08:00', end: '21:00', timezone: NY, days: ['monday'] }, /sendingWindow\.days must name days by/],
+    [{ start: '08:00', end: '21:00', timezone: NY, days: [1] }, /sendingWindow\.days must name days by/],
+    [{ start: '08:00', end: '21:00', timezone: NY, days: ['sat', 'sun', 'sat'] }, /"sat" is there twice/],
+    [{ start: '08:00', end: '21:00', timezone: NY, days: 'mon' }, /sendingWindow\.days must be a list/],
     ['08:00-21:00', /sendingWindow must be an object/],
     [null, /sendingWindow must be an object/],
   ])('%j is refused', (input, message) => {
@@ -49,7 +61,57 @@ describe('validation', () => {
       w.parseSendingWindow(input);
     } catch (err) {
       expect(err).toMatchObject({ status: 400, code: 'INVALID_SENDING_WINDOW' });
+      if (/days/.test(String(message)))
+        expect(err).toMatchObject({ fields: [{ field: 'sendingWindow.days', code: 'INVALID_SENDING_WINDOW' }] });
     }
+  });
+});
+
+test("a window's days come back once each, in the week's order, Monday first", () => {
+  expect(win('08:00', '21:00', NY, [' sun', 'fri', 'mon', 'wed ']).days).toEqual(['mon', 'wed', 'fri', 'sun']);
+  expect(w.parseSendingWindow({ start: '08:00', end: '21:00', timezone: NY, days: null }).days).toBeNull();
+});
+
+describe('nextOpening on the days a window names', () => {
+  const weekdays = () => win('08:00', '21:00', NY, MON_FRI);
+
+  test('Friday evening and the weekend wait for Monday at the start', () => {
+    expect(next(weekdays(), '2025-06-14T02:00:00Z')).toBe('2025-06-16T12:00:00.000Z'); // Fri 22:00 EDT → Mon 08:00
+    expect(next(weekdays(), '2025-06-14T16:00:00Z')).toBe('2025-06-16T12:00:00.000Z'); // Sat 12:00
+    expect(next(weekdays(), '2025-06-16T03:59:59.999Z')).toBe('2025-06-16T12:00:00.000Z'); // Sun 23:59:59.999
+    expect(w.isOpen(weekdays(), at('2025-06-13T20:00:00Z'))).toBe(true); // Fri 16:00
+    expect(w.isOpen(weekdays(), at('2025-06-14T16:00:00Z'))).toBe(false); // Sat 12:00
+    expect(next(weekdays(), '2025-06-12T02:00:00Z')).toBe('2025-06-12T12:00:00.000Z'); // Wed 22:00 → Thu 08:00
+  });
+
+  test("the days are the zone's: Monday 08:00 in Tokyo is Sunday 23:00 UTC", () => {
+    const tokyo = win('08:00', '21:00', 'Asia/Tokyo', MON_FRI);
+    expect(next(tokyo, '2025-06-14T12:00:00Z')).toBe('2025-06-15T23:00:00.000Z'); // Sat 21:00 JST → Mon 08:00 JST
+    expect(w.isOpen(tokyo, at('2025-06-15T23:30:00Z'))).toBe(true); // a Sunday in UTC, Monday in Tokyo
+  });
+
+  test('across the weekend the clocks spring forward, Monday opens at 08:00 EDT (New York, March 2027)', () => {
+    // 2027-03-14, a Sunday: 02:00 EST becomes 03:00 EDT.
+    expect(next(weekdays(), '2027-03-13T03:00:00Z')).toBe('2027-03-15T12:00:00.000Z'); // Fri 22:00 EST → Mon 08:00 EDT
+    expect(next(weekdays(), '2027-03-12T03:00:00Z')).toBe('2027-03-12T13:00:00.000Z'); // Thu 22:00 → Fri 08:00 EST
+    expect(next(win('08:00', '21:00', NY, ['sun']), '2027-03-13T03:00:00Z')).toBe('2027-03-14T12:00:00.000Z');
+  });
+
+  test('a window open on Sundays alone waits the week for the next one', () => {
+    const sundays = win('08:00', '21:00', NY, ['sun']);
+    expect(next(sundays, '2025-06-16T01:00:00Z')).toBe('2025-06-22T12:00:00.000Z'); // Sun 21:00 → next Sun 08:00
+    expect(next(sundays, '2025-06-16T04:00:00Z')).toBe('2025-06-22T12:00:00.000Z'); // Mon 00:00
+    expect(next(sundays, '2025-06-15T11:00:00Z')).toBe('2025-06-15T12:00:00.000Z'); // Sun 07:00 → 08:00
+    // A Sunday whose clocks skip the whole window opens none: the next Sunday does.
+    expect(next(win('02:10', '02:40', NY, ['sun']), '2027-03-13T12:00:00Z')).toBe('2027-03-21T06:10:00.000Z');
+  });
+
+  test('a window that crosses midnight opens on its days and closes the next morning', () => {
+    const fridayNight = win('21:00', '06:00', NY, ['fri']);
+    expect(w.isOpen(fridayNight, at('2025-06-14T01:00:00Z'))).toBe(true); // Fri 21:00
+    expect(w.isOpen(fridayNight, at('2025-06-14T09:59:00Z'))).toBe(true); // Sat 05:59
+    expect(w.isOpen(fridayNight, at('2025-06-13T09:00:00Z'))).toBe(false); // Fri 05:00: Thursday's night
+    expect(next(fridayNight, '2025-06-14T10:00:00Z')).toBe('2025-06-21T01:00:00.000Z'); // Sat 06:00 → next Fri 21:00
   });
 });
 
@@ -129,7 +191,7 @@ describe('nextOpening', () => {
     for (let t = Math.ceil(from / 60_000) * 60_000; t < opening; t += 60_000) expect(w.isOpen(window, t)).toBe(false);
   };
 
-  test('property: the answer is the first open instant, across zones, DST days and windows', () => {
+  test('property: the answer is the first open instant, across zones, DST days, windows and their days', () => {
     const zones = [NY, 'Asia/Kolkata', 'Europe/London', 'Australia/Lord_Howe', 'America/Santiago', 'UTC'];
     const time = fc
       .tuple(fc.integer({ min: 0, max: 23 }), fc.integer({ min: 0, max: 59 }))
@@ -149,10 +211,13 @@ describe('nextOpening', () => {
     const instant = fc
       .tuple(fc.constantFrom(...pivots), fc.integer({ min: -30 * 3_600_000, max: 30 * 3_600_000 }))
       .map(([p, d]) => p + d);
+    const days = fc.option(fc.subarray(['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'], { minLength: 1 }), {
+      freq: 1,
+    });
     fc.assert(
-      fc.property(fc.constantFrom(...zones), time, time, instant, (timezone, start, end, from) => {
+      fc.property(fc.constantFrom(...zones), time, time, instant, days, (timezone, start, end, from, open) => {
         fc.pre(start !== end);
-        checkFirst(win(start, end, timezone), from);
+        checkFirst(win(start, end, timezone, open ?? undefined), from);
       }),
       { numRuns: 60, seed: 7 },
     );

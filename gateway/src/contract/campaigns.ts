@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CAMPAIGN_CHANNELS, FUNNEL_STEPS } from '../api-contract.js';
+import { CAMPAIGN_CHANNELS, FUNNEL_STEPS, WEEKDAYS } from '../api-contract.js';
 import { contact } from './contacts.js';
 import { timestamp } from './shared.js';
 
@@ -30,7 +30,17 @@ export const campaign = z
     triggerOnNewContacts: z.boolean(),
     status: z.enum(['draft', 'live', 'paused']),
     sendRate: z.string().describe('The pace of queued opening messages, e.g. "30/m"'),
-    sendingWindow: z.object({ start: z.string(), end: z.string(), timezone: z.string() }).nullable(),
+    sendingWindow: z
+      .object({
+        start: z.string(),
+        end: z.string(),
+        timezone: z.string(),
+        days: z
+          .array(z.enum(WEEKDAYS))
+          .nullable()
+          .describe("The days of the week, in the window's time zone, it opens on, Monday first; null: every day"),
+      })
+      .nullable(),
     followUps: z.object({ enabled: z.boolean(), steps: z.array(z.object({ after: z.string(), body: z.string() })) }),
     bot: z.object({
       active: z.boolean(),

@@ -1,5 +1,5 @@
 import type { Gateway } from '../context.js';
-import { answersOnly, type FollowUpStep } from '../api-contract.js';
+import { answersOnly, type FollowUpStep, type SendingWindow } from '../api-contract.js';
 import { ApiError, FieldChecks, fieldError, notFound } from '../errors.js';
 import { parseDuration, parseRate } from './durations.js';
 import { checkTemplate } from './personalize.js';
@@ -24,11 +24,15 @@ export const DEFAULT_SEND_RATE = '30/m';
 
 export type CampaignFields = Omit<
   Campaign,
-  'id' | 'accountId' | 'version' | 'createdAt' | 'updatedAt' | 'bot' | 'followUps'
+  'id' | 'accountId' | 'version' | 'createdAt' | 'updatedAt' | 'bot' | 'followUps' | 'sendingWindow'
 > & {
   bot: Partial<Campaign['bot']>;
   followUps: Partial<Campaign['followUps']>;
+  sendingWindow: AskedWindow | null;
 };
+
+/** A sending window as a request gives it: its days any texts, left out for every day, until parseSendingWindow. */
+type AskedWindow = Omit<SendingWindow, 'days'> & { days?: string[] | null };
 
 const defaultBot: Campaign['bot'] = {
   active: true,
@@ -43,7 +47,7 @@ const defaultBot: Campaign['bot'] = {
 /**
  * A campaign as stored, with the fields added since it was written filled in. Follow-ups written as bare delays
  * (minutes, with no text to send) carry nothing that can be sent: they read as none. One written before campaigns
- * counted their versions is at its first.
+ * counted their versions is at its first. A sending window written before windows named their days opens every day.
  */
 function current(stored: Campaign): Campaign {
   const followUps = stored.followUps as Partial<Campaign['followUps']> | undefined;
@@ -52,7 +56,7 @@ function current(stored: Campaign): Campaign {
     version: stored.version ?? 1,
     customChannel: stored.customChannel ?? null,
     sendRate: stored.sendRate ?? DEFAULT_SEND_RATE,
-    sendingWindow: stored.sendingWindow ?? null,
+    sendingWindow: stored.sendingWindow ? { ...stored.sendingWindow, days: stored.sendingWindow.days ?? null } : null,
     openingTemplateParams: stored.openingTemplateParams ?? [],
     reengagementTemplate: stored.reengagementTemplate ?? null,
     reengagementTemplateParams: stored.reengagementTemplateParams ?? [],
@@ -91,7 +95,7 @@ export const campaignsOf = async (r: Reader, accountId: string, page?: Page) =>
  * Why a campaign cannot go (or stay) Live on the account's providers, each reason with the field it is about (the
  * provider's reason is about the channel): none when it can send.
  */
-function cannotSend(account: Account, c: Campaign): Array<{ field: string; reason: string }> {
+function cannotSend(account: Account, c: Omit<Campaign, 'sendingWindow'>): Array<{ field: string; reason: string }> {
   if (answersOnly(c.channel)) {
     const refused = sendingRefusal(account.channels, { channel: c.channel, openingTemplate: null });
     return refused ? [{ field: 'channel', reason: refused }] : [];
@@ -124,7 +128,11 @@ function liveRefusal(reasons: Array<{ field: string; reason: string }>): ApiErro
  * Checks what the request schema cannot: durations, rates, windows, template fields and the Live rule, naming
  * every field it refuses at once.
  */
-function check(account: Account, c: Campaign, keptZone?: string): Campaign {
+function check(
+  account: Account,
+  c: Omit<Campaign, 'sendingWindow'> & { sendingWindow: AskedWindow | null },
+  keptZone?: string,
+): Campaign {
   const checks = new FieldChecks();
   checks.run(() => parseRate(c.sendRate, 'sendRate'));
   const sendingWindow = checks.run(() => c.sendingWindow && parseSendingWindow(c.sendingWindow, keptZone)) ?? null;
@@ -202,7 +210,7 @@ export async function changeCampaign(
     await getAccount(tx, accountId),
     {
       ...campaign,
-      ...(patch as Partial<Campaign>),
+      ...patch,
       ...(linked ? { triggerOnNewContacts: true } : {}),
       bot: { ...campaign.bot, ...patch.bot },
       followUps: { ...campaign.followUps, ...patch.followUps },

@@ -1,6 +1,6 @@
 import { ApiError, badRequest, fieldError } from '../errors.js';
 import { DAY_MS, HOUR_MS, MINUTE_MS } from './durations.js';
-import type { SendingWindow } from '../api-contract.js';
+import { WEEKDAYS, type SendingWindow, type Weekday } from '../api-contract.js';
 import { canonicalZone, offsetAt, wallClock } from './time-zone.js';
 
 /**
@@ -12,6 +12,9 @@ import { canonicalZone, offsetAt, wallClock } from './time-zone.js';
  *   "America/New_York" where ICU maps it), the current one where ICU keeps an older ("Asia/Kolkata", not
  *   "Asia/Calcutta"). start = end is refused: say nothing to mean "always".
  * - The window is [start, end): open at start, closed from end. end < start crosses midnight ("21:00"–"06:00").
+ * - `days` (null: every day) are the days of the zone's week it opens on, kept in the week's order, Monday first. A
+ *   window that crosses midnight opens on those days and closes the next morning: Friday's "21:00"–"06:00" ends on
+ *   Saturday at 06:00, and none opens on Saturday evening without "sat".
  * - Membership is by the local time of day, so on DST days the window follows the clocks: a start that does not
  *   exist (spring forward, e.g. 02:30 in New York) opens at the first instant after it (03:00 EDT); a time that
  *   happens twice (fall back) opens at its first occurrence, and again if the clocks turn back into the window.
@@ -20,18 +23,49 @@ import { canonicalZone, offsetAt, wallClock } from './time-zone.js';
  * resolve differently (luxon moves the time forward by the gap: 02:30 → 03:30), so a library would not save code.
  */
 
-/** How far ahead `nextOpening` looks: any real zone opens a non-empty window well within this. */
-export const SEARCH_DAYS = 4;
+/**
+ * How far ahead `nextOpening` looks: a day the window opens on comes round within a week, and any real zone opens a
+ * non-empty window on it, unless its clocks skip the whole window that night; then it opens the week after.
+ */
+export const SEARCH_DAYS = 15;
 
 const HHMM = /^([01]\d|2[0-3]):([0-5]\d)$/;
 
-const windowError = (field: 'start' | 'end' | 'timezone', message: string) =>
+const windowError = (field: 'start' | 'end' | 'timezone' | 'days', message: string) =>
   fieldError(`sendingWindow.${field}`, message, 'INVALID_SENDING_WINDOW', ' ');
 
 function minuteOfDay(value: unknown, field: 'start' | 'end'): number {
   const m = typeof value === 'string' ? HHMM.exec(value.trim()) : null;
   if (!m) throw windowError(field, 'must be a time "HH:MM" between "00:00" and "23:59" (24-hour clock)');
   return Number(m[1]) * 60 + Number(m[2]);
+}
+
+const DAY_NAMES = `${WEEKDAYS.slice(0, -1).join(', ')} or ${WEEKDAYS.at(-1)}`;
+
+/** A text short enough to be quoted back in a message, as JSON writes it; undefined otherwise. */
+const quoted = (value: unknown): string | undefined =>
+  typeof value === 'string' && value.length <= 20 ? JSON.stringify(value) : undefined;
+
+/** The days a window opens on, each once and in the week's order; null (every day) when none are given. */
+function weekdays(value: unknown): Weekday[] | null {
+  if (value === undefined || value === null) return null;
+  if (!Array.isArray(value)) throw windowError('days', `must be a list of days of the week, such as ["mon","tue"]`);
+  if (value.length === 0)
+    throw windowError('days', 'must name at least one day; leave it out, or give null, for a window open every day');
+  const seen = new Set<string>();
+  for (const day of value) {
+    const name = typeof day === 'string' ? day.trim() : undefined;
+    if (!name || !(WEEKDAYS as readonly string[]).includes(name)) {
+      const which = quoted(day);
+      throw windowError(
+        'days',
+        `must name days by their three lowercase letters, ${DAY_NAMES}${which ? `: ${which} is none of them` : ''}`,
+      );
+    }
+    if (seen.has(name)) throw windowError('days', `must name each day once: "${name}" is there twice`);
+    seen.add(name);
+  }
+  return WEEKDAYS.filter((day) => seen.has(day));
 }
 
 /**
@@ -69,7 +103,7 @@ const STANDARD_ALL_YEAR: Record<string, { time: string; zone: string; allYear: s
 export function parseSendingWindow(input: unknown, kept?: string): SendingWindow {
   if (!input || typeof input !== 'object')
     throw badRequest('sendingWindow must be an object {start, end, timezone}', 'INVALID_SENDING_WINDOW');
-  const { start, end, timezone } = input as Record<string, unknown>;
+  const { start, end, timezone, days } = input as Record<string, unknown>;
   const from = minuteOfDay(start, 'start');
   const to = minuteOfDay(end, 'end');
   if (from === to) {
@@ -93,7 +127,7 @@ export function parseSendingWindow(input: unknown, kept?: string): SendingWindow
   } catch {
     throw windowError('timezone', 'must be an IANA time zone such as "America/New_York"');
   }
-  return { start: (start as string).trim(), end: (end as string).trim(), timezone: zone };
+  return { start: (start as string).trim(), end: (end as string).trim(), timezone: zone, days: weekdays(days) };
 }
 
 /** The instants whose local time is `wall` (none in a gap, two in an overlap), earliest first. */
@@ -125,12 +159,32 @@ function transitions(timezone: string, from: number, to: number): number[] {
   return found;
 }
 
+/** Whether two windows are the same: the same hours, zone and days, however a store ordered their keys. */
+export const sameWindow = (a: SendingWindow | null, b: SendingWindow | null): boolean =>
+  a === b ||
+  (!!a &&
+    !!b &&
+    a.start === b.start &&
+    a.end === b.end &&
+    a.timezone === b.timezone &&
+    (a.days ?? WEEKDAYS).join() === (b.days ?? WEEKDAYS).join());
+
+/** Whether the window opens on the local day of `wall` (a wall-clock time written as if it were a UTC instant). */
+function opensOn(window: SendingWindow, wall: number): boolean {
+  if (!window.days) return true;
+  return window.days.includes(WEEKDAYS[(new Date(wall).getUTCDay() + 6) % 7]!);
+}
+
 /** Whether the instant `at` is inside the window. Expects a window from parseSendingWindow. */
 export function isOpen(window: SendingWindow, at: number): boolean {
-  const timeOfDay = ((wallClock(window.timezone, at) % DAY_MS) + DAY_MS) % DAY_MS;
+  const wall = wallClock(window.timezone, at);
+  const timeOfDay = ((wall % DAY_MS) + DAY_MS) % DAY_MS;
   const start = minuteOfDay(window.start, 'start') * MINUTE_MS;
   const end = minuteOfDay(window.end, 'end') * MINUTE_MS;
-  return start < end ? timeOfDay >= start && timeOfDay < end : timeOfDay >= start || timeOfDay < end;
+  if (start < end) return timeOfDay >= start && timeOfDay < end && opensOn(window, wall);
+  if (timeOfDay >= start) return opensOn(window, wall);
+  // Past midnight: the window opened the evening before, on that day's terms.
+  return timeOfDay < end && opensOn(window, wall - DAY_MS);
 }
 
 /**
@@ -141,13 +195,16 @@ export function nextOpening(window: SendingWindow, at: number): number {
   if (isOpen(window, at)) return at;
   const startOfLocalDay = Math.floor(wallClock(window.timezone, at) / DAY_MS) * DAY_MS;
   const start = minuteOfDay(window.start, 'start') * MINUTE_MS;
-  const candidates = transitions(window.timezone, at, at + SEARCH_DAYS * DAY_MS);
-  for (let day = 0; day <= SEARCH_DAYS; day++)
-    candidates.push(...instantsOf(window.timezone, startOfLocalDay + day * DAY_MS + start));
-  const opening = candidates.filter((t) => t > at && isOpen(window, t)).sort((a, b) => a - b)[0];
-  if (opening === undefined)
-    throw new Error(
-      `sending window ${JSON.stringify(window)} does not open within ${SEARCH_DAYS} days of ${new Date(at).toISOString()}`,
-    );
-  return opening;
+  // A day at a time, so that a window open every day costs one day's look, and one open on Sundays no more than needed.
+  for (let day = 0; day < SEARCH_DAYS; day++) {
+    const [from, to] = [at + day * DAY_MS, at + (day + 1) * DAY_MS];
+    const candidates = transitions(window.timezone, from, to);
+    for (let local = day - 1; local <= day + 2; local++)
+      candidates.push(...instantsOf(window.timezone, startOfLocalDay + local * DAY_MS + start));
+    const opening = candidates.filter((t) => t > from && t <= to && isOpen(window, t)).sort((a, b) => a - b)[0];
+    if (opening !== undefined) return opening;
+  }
+  throw new Error(
+    `sending window ${JSON.stringify(window)} does not open within ${SEARCH_DAYS} days of ${new Date(at).toISOString()}`,
+  );
 }

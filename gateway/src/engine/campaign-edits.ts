@@ -1,6 +1,7 @@
 import type { Gateway } from '../context.js';
 import { changeCampaign, type Campaign, type CampaignFields } from '../domain/campaigns.js';
 import { newJob, type JobKind } from '../domain/job-kinds.js';
+import { sameWindow } from '../domain/sending-window.js';
 import type { Tx } from '../store/store.js';
 import { newRound, roundDue, roundWhenLive } from './campaign-queue.js';
 
@@ -33,7 +34,7 @@ export async function updateCampaign(
 
 /** Whether the change holds for the opening messages already waiting: a new send rate or sending window. */
 const pacedAnew = (before: Campaign, after: Campaign) =>
-  after.sendRate !== before.sendRate || JSON.stringify(after.sendingWindow) !== JSON.stringify(before.sendingWindow);
+  after.sendRate !== before.sendRate || !sameWindow(after.sendingWindow, before.sendingWindow);
 
 /** The pace's next round, from this transaction on; the openings waiting for slots of the last are paced anew. */
 async function paceAnew(tx: Tx, campaign: Campaign, { live }: { live: boolean }): Promise<void> {
@@ -48,7 +49,7 @@ async function paceAnew(tx: Tx, campaign: Campaign, { live }: { live: boolean })
 const followUpsRetimed = (before: Campaign, after: Campaign) =>
   JSON.stringify(after.followUps.steps.map((s) => s.after)) !==
     JSON.stringify(before.followUps.steps.map((s) => s.after)) ||
-  JSON.stringify(after.sendingWindow) !== JSON.stringify(before.sendingWindow);
+  !sameWindow(after.sendingWindow, before.sendingWindow);
 
 /** The campaign's job of `kind`, one waiting at most (a second change finds it waiting, and it reads the campaign then). */
 const later = (tx: Tx, kind: Extract<JobKind, `campaign_${string}`>, campaign: Campaign) =>

@@ -619,10 +619,21 @@ const campaignFields = {
   status: z.enum(['draft', 'live', 'paused']),
   sendRate: z.string().trim().max(20).describe('Pace of queued opening messages, e.g. "30/m"'),
   sendingWindow: z
-    .object({ start: z.string().trim().max(5), end: z.string().trim().max(5), timezone: z.string().trim().max(64) })
+    .object({
+      start: z.string().trim().max(5),
+      end: z.string().trim().max(5),
+      timezone: z.string().trim().max(64),
+      days: z
+        .array(z.string())
+        .nullable()
+        .optional()
+        .describe(
+          'The days of the week it opens on, in its time zone: mon, tue, wed, thu, fri, sat, sun, each once; left out or null: every day',
+        ),
+    })
     .nullable()
     .describe(
-      'Local hours in which messages go out, e.g. {"start":"08:00","end":"21:00","timezone":"America/New_York"}',
+      'Local hours in which messages go out, e.g. {"start":"08:00","end":"21:00","timezone":"America/New_York","days":["mon","tue","wed","thu","fri"]}',
     ),
   followUps: z.object({
     enabled: z.boolean(),

@@ -289,6 +289,8 @@ export interface components {
         start: string;
         end: string;
         timezone: string;
+        /** @description The days of the week, in the window's time zone, it opens on, Monday first; null: every day */
+        days: ('mon' | 'tue' | 'wed' | 'thu' | 'fri' | 'sat' | 'sun')[] | null;
       } | null;
       followUps: {
         enabled: boolean;

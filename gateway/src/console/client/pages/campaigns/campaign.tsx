@@ -45,7 +45,7 @@ export const NEW_DRAFT: () => Draft = () => ({
   status: 'draft',
   sendRate: '30/m',
   windowOn: false,
-  window: { start: '08:00', end: '21:00', timezone: browserZone() },
+  window: { start: '08:00', end: '21:00', timezone: browserZone(), days: null },
   followUps: { enabled: false, steps: [] },
   bot: { active: true, instructions: '', companyInfo: '', faqs: [], resources: [], goal: '', handoffMessage: null },
 });
@@ -68,7 +68,7 @@ export function draftOf(c: Campaign): Draft {
     status: c.status,
     sendRate: c.sendRate,
     windowOn: c.sendingWindow !== null,
-    window: c.sendingWindow ?? { start: '08:00', end: '21:00', timezone: browserZone() },
+    window: c.sendingWindow ?? { start: '08:00', end: '21:00', timezone: browserZone(), days: null },
     followUps: c.followUps,
     bot: { ...c.bot, handoffMessage: c.bot.handoffMessage ?? null },
   };
