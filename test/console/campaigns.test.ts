@@ -93,6 +93,15 @@ describe('the campaigns', () => {
     await label('From').fill('09:00');
     await label('Until').fill('19:30');
     await label('Time zone').fill('America/Mexico_City');
+    // The days are a group of seven checkboxes, every day at first; the keyboard leaves out the weekend.
+    const days = page.getByRole('group', { name: 'Days' }).getByRole('checkbox');
+    expect(await days.count()).toBe(7);
+    for (const day of await days.all()) expect(await day.isChecked()).toBe(true);
+    await label('Saturday').focus();
+    await page.keyboard.press('Space');
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Space');
+    expect(await label('Sunday').isChecked()).toBe(false);
     await label('Send follow-ups to contacts who do not answer').check();
     await page.getByRole('button', { name: 'Add step' }).click();
     await label('Step 1: wait').fill('2h');
@@ -147,7 +156,12 @@ describe('the campaigns', () => {
         triggerOnNewContacts: true,
         status: 'draft',
         sendRate: '20/m',
-        sendingWindow: { start: '09:00', end: '19:30', timezone: 'America/Mexico_City' },
+        sendingWindow: {
+          start: '09:00',
+          end: '19:30',
+          timezone: 'America/Mexico_City',
+          days: ['mon', 'tue', 'wed', 'thu', 'fri'],
+        },
         followUps: {
           enabled: true,
           steps: [
@@ -177,6 +191,8 @@ describe('the campaigns', () => {
     await heading(page).filter({ hasText: 'Dental' }).waitFor();
     expect(await label('Name').inputValue()).toBe(`Dental ${HOSTILE}`);
     expect(await label('Time zone').inputValue()).toBe('America/Mexico_City');
+    expect(await label('Friday').isChecked()).toBe(true);
+    expect(await label('Saturday').isChecked()).toBe(false);
     expect(await label('FAQ 2: question').inputValue()).toBe('How much is a cleaning?');
     expect(await label('Step 2: wait').inputValue()).toBe('1d');
     // The list's name comes with the lists, which may load after the campaign: its id stands in until then.
@@ -493,6 +509,7 @@ describe('the contacts already on the list', () => {
     expect(shown).toEqual(expect.arrayContaining(['Name', 'Status', 'Channel', 'Send rate', 'FAQs']));
     expect(await facts.locator('dd').first().textContent()).toBe(held.name);
     expect(await facts.innerText()).toContain(held.bot.faqs[0].question);
+    expect(await facts.innerText()).toContain('Mon–Fri, 09:00–19:30 (America/Mexico_City)');
     expect(await scriptRan(agentPage)).toBe(false);
     await screenshot(agentPage, 'campaign-agent-facts');
     await agentContext.close();

@@ -1,7 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import { answersOnly } from '../../../../api-contract.js';
 import type { Campaign, List } from '../../answers.js';
-import { CAMPAIGN_LABELS as L, CHANNEL_LABEL, STATUS_LABEL, TYPE_LABEL } from './campaign.js';
+import { CAMPAIGN_LABELS as L, CHANNEL_LABEL, STATUS_LABEL, TYPE_LABEL, windowText } from './campaign.js';
 
 /** A long text as written (its lines kept), or what its absence means. */
 const Long = (props: { text: string | null | undefined; none: string }) =>
@@ -67,11 +67,7 @@ export function CampaignFacts(props: { campaign: Campaign; lists: List[] }) {
       <h3>Pace and hours</h3>
       <dl class="facts">
         <Fact label={L.sendRate}>{c.sendRate}</Fact>
-        <Fact label={L.sendingWindow}>
-          {c.sendingWindow
-            ? `${c.sendingWindow.start}–${c.sendingWindow.end}, ${c.sendingWindow.timezone}`
-            : 'Any time'}
-        </Fact>
+        <Fact label={L.sendingWindow}>{c.sendingWindow ? windowText(c.sendingWindow) : 'Any time'}</Fact>
       </dl>
       <h3>Follow-ups</h3>
       <dl class="facts">

@@ -4,6 +4,8 @@ import {
   CAMPAIGN_COUNTS as COUNT,
   CAMPAIGN_LIMITS as MAX,
   type MetaChannel,
+  WEEKDAYS,
+  type Weekday,
 } from '../../../../api-contract.js';
 import type { Campaign, List, OpeningPrice, Reached } from '../../answers.js';
 import { call } from '../../api.js';
@@ -17,9 +19,11 @@ import {
   bodyOf,
   CAMPAIGN_LABELS as L,
   CHANNEL_LABEL,
+  DAY_LABEL,
   draftOf,
   STATUS_LABEL,
   TYPE_LABEL,
+  withDay,
   type Draft,
 } from './campaign.js';
 import { Check, Choice, Rows, Text } from './inputs.js';
@@ -99,8 +103,10 @@ export function CampaignForm(props: {
     <K extends keyof Draft['bot']>(key: K) =>
     (value: Draft['bot'][K]) =>
       setD((old) => ({ ...old, bot: { ...old.bot, [key]: value } }));
-  const setWindow = (key: keyof Draft['window']) => (value: string) =>
+  const setWindow = (key: Exclude<keyof Draft['window'], 'days'>) => (value: string) =>
     setD((old) => ({ ...old, window: { ...old.window, [key]: value } }));
+  const setDay = (day: Weekday) => (on: boolean) =>
+    setD((old) => ({ ...old, window: { ...old.window, days: withDay(old.window.days, day, on) } }));
   const existing = props.campaign;
 
   /** Saves the campaign, then (`reach`) messages the contacts already on its list. */
@@ -333,6 +339,26 @@ export function CampaignForm(props: {
               placeholder="America/New_York"
             />
           </div>
+        )}
+        {d.windowOn && (
+          <fieldset aria-describedby="c-window-days-hint">
+            <legend>Days</legend>
+            <p class="hint" id="c-window-days-hint">
+              Days of the time zone’s week. Messages due on a day left out wait for the next day checked; a window past
+              midnight closes the next morning.
+            </p>
+            <div class="inline-choices">
+              {WEEKDAYS.map((day) => (
+                <Check
+                  key={day}
+                  id={`c-window-${day}`}
+                  label={DAY_LABEL[day]}
+                  checked={!d.window.days || d.window.days.includes(day)}
+                  onChange={setDay(day)}
+                />
+              ))}
+            </div>
+          </fieldset>
         )}
       </fieldset>
 

@@ -1,4 +1,4 @@
-import { answersOnly } from '../../../../api-contract.js';
+import { answersOnly, WEEKDAYS, type SendingWindow, type Weekday } from '../../../../api-contract.js';
 import type { Campaign } from '../../answers.js';
 import type { FieldLabels } from '../../components/problems.js';
 
@@ -105,6 +105,45 @@ export function bodyOf(d: Draft) {
   };
 }
 
+/** Each day of the week, as the form's checkboxes name it. */
+export const DAY_LABEL: Record<Weekday, string> = {
+  mon: 'Monday',
+  tue: 'Tuesday',
+  wed: 'Wednesday',
+  thu: 'Thursday',
+  fri: 'Friday',
+  sat: 'Saturday',
+  sun: 'Sunday',
+};
+
+const short = (day: Weekday) => DAY_LABEL[day].slice(0, 3);
+
+/**
+ * The days a window opens on as a reader says them: "Every day", "Mon–Fri", "Mon–Wed, Sat, Sun" (three days or more
+ * in a row as a range).
+ */
+export function daysText(days: readonly Weekday[] | null): string {
+  if (!days || days.length === WEEKDAYS.length) return 'Every day';
+  const runs: Weekday[][] = [];
+  for (const day of WEEKDAYS.filter((d) => days.includes(d))) {
+    const run = runs.at(-1);
+    if (run && WEEKDAYS.indexOf(run.at(-1)!) === WEEKDAYS.indexOf(day) - 1) run.push(day);
+    else runs.push([day]);
+  }
+  return runs
+    .map((run) => (run.length >= 3 ? `${short(run[0]!)}–${short(run.at(-1)!)}` : run.map(short).join(', ')))
+    .join(', ');
+}
+
+/** A sending window in one line: "Mon–Fri, 08:00–21:00 (America/New_York)". */
+export const windowText = (w: SendingWindow): string => `${daysText(w.days)}, ${w.start}–${w.end} (${w.timezone})`;
+
+/** The window's days with `day` checked or not; every day is null, as the API keeps a window open every day. */
+export function withDay(days: Weekday[] | null, day: Weekday, on: boolean): Weekday[] | null {
+  const chosen = WEEKDAYS.filter((d) => (d === day ? on : !days || days.includes(d)));
+  return chosen.length === WEEKDAYS.length ? null : chosen;
+}
+
 export const STATUS_LABEL: Record<Campaign['status'], string> = { draft: 'Draft', live: 'Live', paused: 'Paused' };
 export const CHANNEL_LABEL: Record<Campaign['channel'], string> = {
   whatsapp: 'WhatsApp',
@@ -145,6 +184,7 @@ export const CAMPAIGN_LABELS = {
   'sendingWindow.start': 'Sending window: from',
   'sendingWindow.end': 'Sending window: until',
   'sendingWindow.timezone': 'Sending window: time zone',
+  'sendingWindow.days': 'Sending window: days',
   'followUps.enabled': 'Send follow-ups to contacts who do not answer',
   'followUps.steps': 'Follow-up steps',
   'followUps.steps.#.after': 'Step #: wait',
