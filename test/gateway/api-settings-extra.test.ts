@@ -184,7 +184,11 @@ describe('GET /v1/lists/{id}', () => {
     const stranger = await createAccount(gw);
     expectApiError(await api(gw, stranger, 'GET', `lists/${created.id}`), 404, 'LIST_NOT_FOUND');
     expectApiError(await api(gw, owner, 'GET', 'lists/lst_unknown'), 404, 'LIST_NOT_FOUND');
-    expectApiError(await api(gw, owner, 'DELETE', `lists/${created.id}`), 405, 'METHOD_NOT_ALLOWED');
+    expectApiError(
+      await api(gw, owner, 'PUT', `lists/${created.id}`, { body: { name: 'x' } }),
+      405,
+      'METHOD_NOT_ALLOWED',
+    );
   });
 });
 
