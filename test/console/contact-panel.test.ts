@@ -263,8 +263,10 @@ test('an agent, from the search: edits, and is offered neither merge, export nor
   await screenshot(agentPage, 'contact-panel-agent');
   await renamed.getByRole('button', { name: 'Close' }).click();
 
-  // From the list, the agent takes the contact off it; the contact stays.
+  // From the list, the agent takes the contact off it; the contact stays. The list they may rename, not delete.
   await agentPage.goto(url(`/console/lists?id=${listId}`));
+  await agentPage.getByRole('heading', { name: 'Rename this list' }).waitFor();
+  expect(await agentPage.getByRole('button', { name: 'Delete list' }).count()).toBe(0);
   await agentPage.locator('table.members').getByRole('button', { name: 'Ruthie Park' }).click();
   const fromList = panel(agentPage, 'Ruthie Park');
   await fromList.getByRole('button', { name: 'Remove from this list' }).click();

@@ -37,7 +37,7 @@ export const ROUTE_ACCESS: Readonly<Record<string, Readonly<Partial<Record<HttpM
   '/v1/contacts/:id/messages': { GET: 'team', POST: 'team' },
   '/v1/contacts/:id/bot': { POST: 'team' },
   '/v1/lists': { GET: 'team', POST: 'team' },
-  '/v1/lists/:listId': { GET: 'team', PATCH: 'team', DELETE: 'team' },
+  '/v1/lists/:listId': { GET: 'team', PATCH: 'team', DELETE: 'admins' },
   '/v1/lists/:listId/contacts': { GET: 'team', POST: 'team' },
   '/v1/lists/:listId/contacts/:contactId': { DELETE: 'team' },
   '/v1/lists/:listId/imports': { GET: 'team', POST: 'team' },

@@ -161,7 +161,7 @@ function ListView(props: { id: string; admin: boolean; onBack: () => void }) {
         }}
       />
       <PastImportsPanel paged={imports} />
-      <ListSettingsPanel list={list} onRenamed={setList} onDeleted={props.onBack} />
+      <ListSettingsPanel list={list} admin={props.admin} onRenamed={setList} onDeleted={props.onBack} />
     </>
   );
 }
