@@ -398,6 +398,27 @@ describe('the contacts a campaign could not reach', () => {
 });
 
 describe('the contacts already on the list', () => {
+  test('the question says the sending window the pacing keeps to, its days included', async () => {
+    const listId = (await v1('POST', 'lists', { name: 'Weekday leads' })).body.id;
+    const contact = (await v1('POST', 'contacts', { phone: uniquePhone(), firstName: 'Wes' })).body;
+    expect((await v1('POST', `lists/${listId}/contacts`, { contactId: contact.id })).status).toBe(201);
+    const days = ['mon', 'tue', 'wed', 'thu', 'fri'];
+    const sendingWindow = { start: '08:00', end: '21:00', timezone: 'America/New_York', days };
+    const created = (
+      await v1('POST', 'campaigns', { name: 'Weekdays', channel: 'sms', listId, openingMessage: 'Hi!', sendingWindow })
+    ).body;
+    await page.goto(url(`/console/campaigns?id=${created.id}`));
+    await heading(page).filter({ hasText: 'Weekdays' }).waitFor();
+    await page.getByRole('radio', { name: 'Live' }).check();
+    await page.getByRole('button', { name: 'Save campaign' }).click();
+    const question = page.getByRole('alertdialog', { name: 'Also message the 1 contact already on the list?' });
+    expect(await question.locator('#reach-question-detail').textContent()).toContain(
+      'they go at once, within the sending window (Mon–Fri, 08:00–21:00, America/New_York).',
+    );
+    await question.getByRole('button', { name: 'Cancel' }).click();
+    expect((await v1('GET', `campaigns/${created.id}`)).body.status).toBe('draft');
+  });
+
   test('going Live asks whether they get the opening message too, and how long the pacing takes; the page says what was queued and who could not be reached, why', async () => {
     const listId = (await v1('POST', 'lists', { name: 'Before the campaign' })).body.id;
     const phones = [uniquePhone(), uniquePhone(), uniquePhone(), uniquePhone()];

@@ -1,6 +1,7 @@
 import { useLayoutEffect, useRef } from 'preact/hooks';
 import type { Campaign, ListContact, OpeningPrice, PageOf, Reached } from '../../answers.js';
 import { call, get, type ApiResult } from '../../api.js';
+import { daysText } from './campaign.js';
 import { CostWarning } from './opening-cost.js';
 import { plural, ReasonList } from './reach.js';
 import { Button } from '../../components/button.js';
@@ -60,9 +61,8 @@ function about(ms: number): string {
  */
 export function pacingText(n: number, campaign: Pick<Campaign, 'sendRate' | 'sendingWindow'>, atLeast = false): string {
   const rate = /^(\d+)\/([smhd])$/.exec(campaign.sendRate.trim());
-  const window = campaign.sendingWindow
-    ? `, within the sending window (${campaign.sendingWindow.start}–${campaign.sendingWindow.end}, ${campaign.sendingWindow.timezone})`
-    : '';
+  const w = campaign.sendingWindow;
+  const window = w ? `, within the sending window (${daysText(w.days)}, ${w.start}–${w.end}, ${w.timezone})` : '';
   if (n <= BURST && !atLeast) return `they go at once${window}`;
   if (!rate) return `paced at ${campaign.sendRate}${window}`;
   const count = Number(rate[1]);
