@@ -320,14 +320,17 @@ test("switching a campaign's bot off or on counts at once, in every tab, the con
     bot: { answers: true },
   });
   const other = await context.newPage();
+  // Its stream is open once its answer's headers are in: any change committed after that reaches it.
+  const otherListens = other.waitForResponse((r) => new URL(r.url()).pathname === '/console/api/stream');
   await other.goto(`${gw.url}/console/lists`);
   await other.getByRole('heading', { level: 1, name: 'Lists' }).waitFor();
+  expect((await otherListens).status()).toBe(200);
   await settled(page, watcher.inFlight);
-  const count = async (p: Page) => Number(/^\((\d+)\) /.exec(await p.title())?.[1] ?? 0);
-  const before = await count(page);
-  expect(await count(other)).toBe(before);
+  const before = Number(/^\((\d+)\) /.exec(await page.title())?.[1] ?? 0);
   const counted = (p: Page, n: number) =>
-    p.waitForFunction((want) => document.title.startsWith(`(${want}) `), n, { timeout: 2_000 });
+    p.waitForFunction((want) => Number(/^\((\d+)\) /.exec(document.title)?.[1] ?? 0) === want, n, { timeout: 2_000 });
+  // The new tab reads its count once its page is up: it shows the same as the first.
+  await counted(other, before);
 
   // Off: nothing answers Vera now, and nobody has her conversation. No conversation changed; both tabs count it.
   expect((await api('PATCH', `/v1/campaigns/${campaignId}`, { bot: { active: false } })).status).toBe(200);
