@@ -1,6 +1,6 @@
 import type { Tx } from '../store/store.js';
 import type { EventPayload } from './events.js';
-import { deliverJob, newDelivery, OWNER_TARGET, subscriptionsOf, type Delivery } from './webhooks.js';
+import { deliverJob, newDelivery, OWNER_TARGET, subscriptionsOf, type Attempt, type Delivery } from './webhooks.js';
 
 /**
  * A conversation's replies reach each receiver of replies in the order they were made: a chat window shows them as
@@ -50,6 +50,22 @@ export async function leaveTurn(tx: Tx, delivery: Delivery): Promise<Partial<Del
   if (!delivery.turn) return {};
   if (delivery.next) await tx.enqueue(deliverJob({ ...delivery, id: delivery.next }));
   return { turn: null, next: null };
+}
+
+/**
+ * A pending delivery ended failed without being posted (its receiver gone, its contact opted out): one attempt that
+ * says why, no retry, and its turn left to the next.
+ */
+export async function endUnposted(tx: Tx, delivery: Delivery, why: string, at: string): Promise<void> {
+  const notPosted: Attempt = { at, status: null, latencyMs: 0, error: why, responseExcerpt: null };
+  await tx.update<Delivery>('deliveries', delivery.id, {
+    status: 'failed',
+    attempts: [...delivery.attempts, notPosted],
+    nextAttemptAt: null,
+    pendingTarget: null,
+    updatedAt: at,
+    ...(await leaveTurn(tx, delivery)),
+  });
 }
 
 /**

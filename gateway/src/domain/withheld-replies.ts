@@ -3,8 +3,7 @@ import type { Contact } from './contacts.js';
 import { changeStatus } from './message-status-change.js';
 import { deliveriesOf, type Message } from './messages.js';
 import { OPTED_OUT } from './opted-out.js';
-import { leaveTurn, repliesWaitingOn } from './reply-turns.js';
-import type { Delivery } from './webhooks.js';
+import { endUnposted, repliesWaitingOn } from './reply-turns.js';
 import { now } from '../ids.js';
 import type { Tx } from '../store/store.js';
 
@@ -41,17 +40,8 @@ async function withheld(tx: Tx, messageId: string): Promise<boolean> {
   if (!current || !mayBeWithheld(current)) return false;
   if (!(await tx.get<Contact>('contacts', current.contactId))?.optOut) return false;
   const at = now();
-  const notPosted = { at, status: null, latencyMs: 0, error: OPTED_OUT.message, responseExcerpt: null };
   for (const d of await deliveriesOf(tx, messageId)) {
-    if (d.event !== 'reply' || d.status !== 'pending') continue;
-    await tx.update<Delivery>('deliveries', d.id, {
-      status: 'failed',
-      attempts: [...d.attempts, notPosted],
-      nextAttemptAt: null,
-      pendingTarget: null,
-      updatedAt: at,
-      ...(await leaveTurn(tx, d)),
-    });
+    if (d.event === 'reply' && d.status === 'pending') await endUnposted(tx, d, OPTED_OUT.message, at);
   }
   await changeStatus(tx, current, { status: 'skipped', error: OPTED_OUT.message, errorCode: OPTED_OUT.code });
   return true;

@@ -1,11 +1,10 @@
 import type { Gateway } from '../context.js';
-import { leaveTurn } from '../domain/reply-turns.js';
+import { endUnposted } from '../domain/reply-turns.js';
 import {
   pendingDeliveriesTo,
   removeSubscription,
   SUBSCRIPTION_DELETED,
   SUBSCRIPTION_DISABLED,
-  type Attempt,
   type Delivery,
   type Subscription,
 } from '../domain/webhooks.js';
@@ -51,18 +50,10 @@ async function endWaitingDeliveries(tx: Tx, id: string, why: string): Promise<vo
   // Each reply's message first, as a delivery settling takes it (jobs/deliver.ts), in one order.
   for (const messageId of replies) await tx.lock('messages', messageId);
   const at = now();
-  const notPosted: Attempt = { at, status: null, latencyMs: 0, error: why, responseExcerpt: null };
   for (const { id: deliveryId } of waiting) {
     const current = await tx.get<Delivery>('deliveries', deliveryId);
     if (!current || current.status !== 'pending' || current.target !== id) continue;
-    await tx.update<Delivery>('deliveries', current.id, {
-      status: 'failed',
-      attempts: [...current.attempts, notPosted],
-      nextAttemptAt: null,
-      pendingTarget: null,
-      updatedAt: at,
-      ...(await leaveTurn(tx, current)),
-    });
+    await endUnposted(tx, current, why, at);
     tx.afterCommit(() => metrics.deliveries.inc({ event: current.event, outcome: 'failed' }));
   }
   for (const messageId of replies) await settleDeliveries(tx, messageId);
