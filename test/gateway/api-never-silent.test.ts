@@ -2,6 +2,7 @@ import { teamMember } from '../console/support';
 import {
   advanceClock,
   api,
+  clinicCampaign,
   createAccount,
   expectApiError,
   HANDOFF_NOTICE,
@@ -59,19 +60,6 @@ async function said(account: TestAccount, contactId: string): Promise<Array<[str
   return messages.map((m) => [m.direction === 'incoming' ? 'incoming' : m.author, m.body]);
 }
 
-async function campaignWithFaq(account: TestAccount) {
-  const created = await api(ctx.gw, account, 'POST', 'campaigns', {
-    body: {
-      name: 'Clinic',
-      channel: 'custom',
-      customChannel: 'web-chat',
-      bot: { faqs: [{ question: 'What are your opening hours?', answer: 'We are open 9 to 5, Monday to Friday.' }] },
-    },
-  });
-  expect(created.status).toBe(201);
-  return created.body;
-}
-
 test('a contact no campaign answers is handed to the team: a no_campaign hand-off, round robin, needing a reply', async () => {
   const account = await createAccount(ctx.gw);
   const hook = await withHandoffHook(account);
@@ -126,7 +114,7 @@ test('with a default campaign its bot answers: no hand-off, and a conversation t
   const account = await createAccount(ctx.gw);
   const hook = await withHandoffHook(account);
   await withReplies(account);
-  const campaign = await campaignWithFaq(account);
+  const campaign = await clinicCampaign(ctx.gw, account);
   expect((await api(ctx.gw, account, 'PUT', 'settings/bot', { body: { defaultCampaignId: campaign.id } })).status).toBe(
     200,
   );
@@ -149,7 +137,7 @@ test('with a default campaign its bot answers: no hand-off, and a conversation t
 
 test('a hand-off notice is no answer: the conversation needs a reply until a person writes; an opted-out contact never does', async () => {
   const account = await createAccount(ctx.gw);
-  const campaign = await campaignWithFaq(account);
+  const campaign = await clinicCampaign(ctx.gw, account);
   await api(ctx.gw, account, 'PUT', 'settings/bot', { body: { defaultCampaignId: campaign.id } });
   const asker = unique('asker');
   await write(account, asker, 'I would like to talk to a person please');
@@ -178,7 +166,7 @@ test('a hand-off notice is no answer: the conversation needs a reply until a per
 test('a conversation handed off for want of a campaign goes back to the bot when a campaign answers, unless a person wrote', async () => {
   const account = await createAccount(ctx.gw);
   await withReplies(account);
-  const campaign = await campaignWithFaq(account);
+  const campaign = await clinicCampaign(ctx.gw, account);
   const waiting = unique('waiting');
   await write(account, waiting, 'Hello there');
   expect(await conversationOf(account, waiting)).toMatchObject({
@@ -342,7 +330,7 @@ async function subAccount(credits = 0) {
   await api(ctx.gw, account, 'PUT', 'settings', { body: { customChannelWebhookUrl: hook.url } });
   if (credits)
     await api(ctx.gw, agency, 'POST', 'subaccounts/credits', { body: { email: account.email, amount: credits } });
-  const campaign = await campaignWithFaq(account);
+  const campaign = await clinicCampaign(ctx.gw, account);
   await api(ctx.gw, account, 'PUT', 'settings/bot', { body: { defaultCampaignId: campaign.id } });
   /** A new visitor asks the FAQ bot: their conversation once the bot has done with it. */
   const ask = async (question: string) => {
@@ -514,7 +502,7 @@ describe("a bot's answer that never reaches the contact goes to the team", () =>
     const account = await createAccount(ctx.gw);
     const hook = await withHandoffHook(account);
     if (replies) await withReplies(account, replies);
-    const campaign = await campaignWithFaq(account);
+    const campaign = await clinicCampaign(ctx.gw, account);
     await api(ctx.gw, account, 'PUT', 'settings/bot', { body: { defaultCampaignId: campaign.id } });
     const fromId = unique('visitor');
     await write(account, fromId, 'What are your opening hours?');
@@ -583,7 +571,7 @@ describe("a bot's answer that never reaches the contact goes to the team", () =>
     const account = await createAccount(ctx.gw);
     const hook = await withHandoffHook(account);
     await withReplies(account, replies);
-    const campaign = await campaignWithFaq(account);
+    const campaign = await clinicCampaign(ctx.gw, account);
     await api(ctx.gw, account, 'PUT', 'settings/bot', { body: { defaultCampaignId: campaign.id } });
     const fromId = unique('visitor');
     await write(account, fromId, 'What are your opening hours?');
@@ -611,7 +599,7 @@ describe("a bot's answer that never reaches the contact goes to the team", () =>
   test('a failed message the bot did not answer with hands nothing off: its own hand-off words, a workflow’s message', async () => {
     const account = await createAccount(ctx.gw);
     const hook = await withHandoffHook(account);
-    const campaign = await campaignWithFaq(account);
+    const campaign = await clinicCampaign(ctx.gw, account);
     await api(ctx.gw, account, 'PUT', 'settings/bot', { body: { defaultCampaignId: campaign.id } });
     const asker = unique('asker');
     await write(account, asker, 'I would like to talk to a person please');

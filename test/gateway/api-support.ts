@@ -55,6 +55,20 @@ export function api<T = any>(
 
 export { advanceClock, createAccount, request, untilIdle };
 
+/** A clinic's campaign on the `web-chat` custom channel, whose bot answers one FAQ: its opening hours. */
+export async function clinicCampaign(gw: TestGateway, account: Pick<TestAccount, 'apiKey'>): Promise<any> {
+  const created = await api(gw, account, 'POST', 'campaigns', {
+    body: {
+      name: 'Clinic',
+      channel: 'custom',
+      customChannel: 'web-chat',
+      bot: { faqs: [{ question: 'What are your opening hours?', answer: 'We are open 9 to 5, Monday to Friday.' }] },
+    },
+  });
+  expect(created.status).toBe(201);
+  return created.body;
+}
+
 /** What a webhook subscription tells of itself before any delivery to it. */
 export const NEW_WEBHOOK = {
   status: 'enabled',

@@ -3,6 +3,7 @@ import { startInProcess, type InProcessGateway } from '../helpers/in-process';
 import { forgetDone, openStoreOf } from '../helpers/stopped-store';
 import {
   api,
+  clinicCampaign,
   createAccount,
   HANDOFF_NOTICE,
   incoming,
@@ -56,16 +57,8 @@ async function subscribe(
 
 /** The account's bot answers whoever writes on its web chat, from a clinic's one FAQ. */
 async function clinicBotAnswersTheChat(account: TestAccount): Promise<void> {
-  const campaign = await api(ctx.gw, account, 'POST', 'campaigns', {
-    body: {
-      name: 'Clinic',
-      channel: 'custom',
-      customChannel: 'web-chat',
-      bot: { faqs: [{ question: 'What are your opening hours?', answer: 'We are open 9 to 5, Monday to Friday.' }] },
-    },
-  });
-  expect(campaign.status).toBe(201);
-  await api(ctx.gw, account, 'PUT', 'settings/bot', { body: { defaultCampaignId: campaign.body.id } });
+  const campaign = await clinicCampaign(ctx.gw, account);
+  await api(ctx.gw, account, 'PUT', 'settings/bot', { body: { defaultCampaignId: campaign.id } });
 }
 
 /**
