@@ -87,6 +87,10 @@ export async function campaignById(r: Reader, id: string): Promise<Campaign | un
 export const liveCampaignOn = async (r: Reader, accountId: string, channel: Channel): Promise<Campaign | undefined> =>
   (await campaignsOf(r, accountId)).filter((c) => c.channel === channel && c.status === 'live').at(-1);
 
+/** The account's campaigns linked to a list, oldest first. */
+export const campaignsOfList = async (r: Reader, accountId: string, listId: string): Promise<Campaign[]> =>
+  (await campaignsOf(r, accountId)).filter((c) => c.listId === listId);
+
 /** The account's campaigns, oldest first; a page of them when `page` is given. */
 export const campaignsOf = async (r: Reader, accountId: string, page?: Page) =>
   (await r.find<Campaign>('campaigns', 'account', [accountId], page)).map(current);

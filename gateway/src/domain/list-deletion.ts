@@ -1,7 +1,7 @@
 import type { Gateway } from '../context.js';
 import { ApiError } from '../errors.js';
 import type { Reader, Tx } from '../store/store.js';
-import { campaignsOf } from './campaigns.js';
+import { campaignsOfList } from './campaigns.js';
 import type { Import } from './imports.js';
 import { newJob, type JobKinds } from './job-kinds.js';
 import { lockList, type Membership } from './lists.js';
@@ -37,7 +37,7 @@ export async function deleteList(gw: Gateway, accountId: string, id: string): Pr
 }
 
 async function refuseLinkedCampaigns(r: Reader, accountId: string, listId: string): Promise<void> {
-  const linked = (await campaignsOf(r, accountId)).filter((c) => c.listId === listId);
+  const linked = await campaignsOfList(r, accountId, listId);
   if (linked.length === 0) return;
   const names = linked.map((c) => `"${c.name}" (${c.id})`).join(', ');
   throw new ApiError(

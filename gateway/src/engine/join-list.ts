@@ -3,7 +3,7 @@ import { parseDuration } from '../domain/durations.js';
 import { addMembership, getList, removeMembership, type Membership } from '../domain/lists.js';
 import { getContact, type Contact } from '../domain/contacts.js';
 import type { Tx } from '../store/store.js';
-import { campaignsOf } from '../domain/campaigns.js';
+import { campaignsOfList } from '../domain/campaigns.js';
 import { stopOpenings } from '../domain/openings.js';
 import { cancelContactFollowUps } from '../domain/follow-up-timers.js';
 import { onAddedToList } from './openings.js';
@@ -49,7 +49,7 @@ export async function joinList(
 export async function removeFromList(gw: Gateway, accountId: string, listId: string, contactId: string): Promise<void> {
   await gw.store.transact(async (tx) => {
     await removeMembership(tx, accountId, listId, contactId);
-    const campaigns = new Set((await campaignsOf(tx, accountId)).filter((c) => c.listId === listId).map((c) => c.id));
+    const campaigns = new Set((await campaignsOfList(tx, accountId, listId)).map((c) => c.id));
     if (campaigns.size === 0) return;
     await stopOpenings(tx, contactId, 'left_list', (o) => campaigns.has(o.campaignId));
     await cancelContactFollowUps(tx, contactId, (c) => c.campaignId !== null && campaigns.has(c.campaignId));
