@@ -4,6 +4,16 @@ import { DEFAULT_RETRY_POLICY } from '../transport/rateLimit';
 import { textOf } from './text';
 import type { RunSettings } from './types';
 
+/** A list's name, as List › Create gives it and List › Update changes it. */
+export const listName: INodeProperties = {
+  displayName: 'Name',
+  name: 'name',
+  type: 'string',
+  default: '',
+  required: true,
+  placeholder: 'e.g. Spring open day',
+};
+
 /** A list, picked from the server's lists (GET /lists, where the server has it) or given by ID. */
 export const listLocator: INodeProperties = {
   displayName: 'List',

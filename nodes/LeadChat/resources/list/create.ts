@@ -1,20 +1,12 @@
 import { NodeOperationError, type IDataObject, type IExecuteFunctions } from 'n8n-workflow';
 
+import { listName } from '../../shared/descriptions';
 import { forOperation } from '../../shared/display';
 import type { RunSettings } from '../../shared/types';
 import { leadChatRequest } from '../../transport/request';
 import { textOf } from '../../shared/text';
 
-export const description = forOperation('list', 'create', [
-  {
-    displayName: 'Name',
-    name: 'name',
-    type: 'string',
-    default: '',
-    required: true,
-    placeholder: 'e.g. Spring open day',
-  },
-]);
+export const description = forOperation('list', 'create', [listName]);
 
 /** A new, empty list: a campaign linked to it sends its opening message to each contact added. */
 export async function execute(this: IExecuteFunctions, itemIndex: number, settings: RunSettings): Promise<IDataObject> {

@@ -1,6 +1,6 @@
 import { NodeOperationError, type IDataObject, type IExecuteFunctions } from 'n8n-workflow';
 
-import { listLocator } from '../../shared/descriptions';
+import { listLocator, listName } from '../../shared/descriptions';
 import { forOperation } from '../../shared/display';
 import { readPicked } from '../../shared/locators';
 import type { RunSettings } from '../../shared/types';
@@ -9,15 +9,7 @@ import { textOf } from '../../shared/text';
 
 export const description = forOperation('list', 'update', [
   { ...listLocator, description: 'The list to rename' },
-  {
-    displayName: 'Name',
-    name: 'name',
-    type: 'string',
-    default: '',
-    required: true,
-    placeholder: 'e.g. Spring open day',
-    description: 'The new name of the list; another list may have it too',
-  },
+  { ...listName, description: 'The new name of the list; another list may have it too' },
 ]);
 
 /** Renames a list (PATCH /lists/{id}): the name follows the rules of a new list's. */
