@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, truncateSync } from 'node:fs';
 import path from 'node:path';
 import { Client } from 'pg';
 import { BACKEND } from '../helpers/gateway';
@@ -523,6 +523,16 @@ describe('media', () => {
     };
     const errorLines = (mediaId: string) =>
       logLines(ctx.gw.output()).filter((line) => line.mediaId === mediaId && line.level >= 50);
+    /** Changes the gateway's database behind its back (PostgreSQL only). */
+    const onDatabase = async (sql: string, values: unknown[]) => {
+      const client = new Client({ connectionString: ctx.gw.env.LEADCHAT_DATABASE_URL });
+      await client.connect();
+      try {
+        await client.query(sql, values);
+      } finally {
+        await client.end();
+      }
+    };
     const expectUnreadable = async (mediaId: string, url: string, reason: RegExp) => {
       const got = await api(ctx.gw, account, 'GET', url);
       expect(got.status).toBe(404);
@@ -540,18 +550,24 @@ describe('media', () => {
       const { media, bytes, file } = await keptNote();
       expect((await getBytes(ctx.gw, account, media.url)).status).toBe(200);
       if (BACKEND === 'lowdb') rmSync(file);
-      else {
-        const client = new Client({ connectionString: ctx.gw.env.LEADCHAT_DATABASE_URL });
-        await client.connect();
-        try {
-          await client.query('DELETE FROM leadchat_blobs WHERE id = $1', [media.mediaId]);
-        } finally {
-          await client.end();
-        }
-      }
+      else await onDatabase('DELETE FROM leadchat_blobs WHERE id = $1', [media.mediaId]);
       await expectUnreadable(media.mediaId, media.url, /missing/);
       // What it names is the file, never its content.
       expect(JSON.stringify(errorLines(media.mediaId))).not.toContain(bytes.toString('base64').slice(0, 40));
+    });
+
+    test('its file cut short behind the gateway, read whole or in part', async () => {
+      const { media, file } = await keptNote();
+      if (BACKEND === 'lowdb') truncateSync(file, 10);
+      else
+        await onDatabase('UPDATE leadchat_blobs SET bytes = substring(bytes FROM 1 FOR 10) WHERE id = $1', [
+          media.mediaId,
+        ]);
+      await expectUnreadable(media.mediaId, media.url, /no longer holds the \d+ bytes recorded/);
+      // A part within the size recorded, past what is left.
+      const part = await getBytes(ctx.gw, account, media.url, { Range: 'bytes=20-29' });
+      expect(part.status).toBe(404);
+      expect(part.bytes.toString()).toMatch(/MEDIA_NOT_FOUND/);
     });
 
     if (BACKEND === 'lowdb')

@@ -1044,6 +1044,18 @@ describe.each(backends.filter((b) => b.name === 'lowdb' || HAS_POSTGRES))('$name
       expect(await store.blobs.get('acc_1', 'med_1')).toBeUndefined();
     });
 
+    test('blobs: a part is read at its offset, cut where the file ends, and only in its account', async () => {
+      const bytes = Buffer.from(Array.from({ length: 70_000 }, (_, i) => (i * 7) % 256));
+      await store.blobs.put('acc_1', 'med_part', bytes);
+      const read = (start: number, end: number, account = 'acc_1') =>
+        store.blobs.get(account, 'med_part', { start, end });
+      expect(Buffer.compare((await read(0, 0))!, bytes.subarray(0, 1))).toBe(0);
+      expect(Buffer.compare((await read(65_530, 65_549))!, bytes.subarray(65_530, 65_550))).toBe(0);
+      expect(Buffer.compare((await read(69_990, 80_000))!, bytes.subarray(69_990))).toBe(0);
+      expect(await read(0, 9, 'acc_2')).toBeUndefined();
+      expect(await store.blobs.get('acc_1', 'med_nope', { start: 0, end: 9 })).toBeUndefined();
+    });
+
     test('hit counts within a fixed window per key and starts a new window after it', async () => {
       const before = Date.now();
       const first = await store.hit('ip:1', 300);

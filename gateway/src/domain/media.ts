@@ -2,7 +2,7 @@ import mimeTypes from 'mime-types';
 import type { Gateway } from '../context.js';
 import { ApiError, badRequest, notFound } from '../errors.js';
 import { newId, now } from '../ids.js';
-import { StoreUnavailableError } from '../store/store.js';
+import { StoreUnavailableError, type ByteSpan } from '../store/store.js';
 
 export interface Media {
   id: string;
@@ -172,19 +172,29 @@ export function fileName(media: Pick<Media, 'id' | 'contentType'>): string {
   return extension ? `${media.id}.${extension}` : media.id;
 }
 
-export async function readMedia(gw: Gateway, accountId: string, id: string): Promise<{ media: Media; bytes: Buffer }> {
+/** The record of a file the account keeps: 404 for another account's or none. */
+export async function mediaRecord(gw: Gateway, accountId: string, id: string): Promise<Media> {
   const media = await gw.store.get<Media>('media', id);
   if (!media || media.accountId !== accountId) throw notFound('Media');
+  return media;
+}
+
+/** A kept file's bytes, or only those of `part`, a span within its recorded size. */
+export async function readMedia(gw: Gateway, media: Media, part?: ByteSpan): Promise<Buffer> {
   let bytes: Buffer | undefined;
   try {
-    bytes = await gw.store.blobs.get(accountId, id);
+    bytes = await gw.store.blobs.get(media.accountId, media.id, part);
   } catch (err) {
     // The store away is its own answer (503, retry later); any other fault is this file's.
     if (err instanceof StoreUnavailableError) throw err;
     throw unreadable(gw, media, (err as Error).message);
   }
   if (!bytes) throw unreadable(gw, media, 'its file is missing from the store');
-  return { media, bytes };
+  // A file cut short behind the gateway's back would answer other bytes than its headers promise.
+  if (bytes.length !== (part ? part.end - part.start + 1 : media.size)) {
+    throw unreadable(gw, media, `its file no longer holds the ${media.size} bytes recorded`);
+  }
+  return bytes;
 }
 
 /**

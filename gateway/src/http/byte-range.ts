@@ -1,5 +1,6 @@
 import type { Request } from 'express';
 import { ApiError } from '../errors.js';
+import type { ByteSpan } from '../store/store.js';
 
 /** One range of bytes (`bytes=0-499`, `bytes=500-`, `bytes=-500`): the only kind answered in part. */
 const ONE_BYTE_RANGE = /^bytes=[ \t]*(\d*)[ \t]*-[ \t]*(\d*)[ \t]*$/i;
@@ -11,7 +12,7 @@ const ONE_BYTE_RANGE = /^bytes=[ \t]*(\d*)[ \t]*-[ \t]*(\d*)[ \t]*$/i;
  * bytes (no Range, a malformed one, another unit, several ranges) is answered whole, as §14.2 allows; so is a Range
  * under If-Range, whose validator a kept file has none to match. A range that starts past the end is 416.
  */
-export function byteRange(req: Request, size: number): { start: number; end: number } | undefined {
+export function byteRange(req: Request, size: number): ByteSpan | undefined {
   const spec = ONE_BYTE_RANGE.exec(req.get('Range') ?? '');
   if (!spec || req.get('If-Range') !== undefined) return undefined;
   const [, first = '', last = ''] = spec;

@@ -254,9 +254,19 @@ export interface GatewaySettings {
 }
 
 /** Files attached to records (embedded media), written before the record that points at them. */
+/** Bytes of a file from `start` to `end`, both included. */
+export interface ByteSpan {
+  start: number;
+  end: number;
+}
+
 export interface BlobStore {
   put(accountId: string, id: string, bytes: Buffer): Promise<void>;
-  get(accountId: string, id: string): Promise<Buffer | undefined>;
+  /**
+   * The file, or only the bytes of `part` (fewer when the file ends first): a player seeking in a long recording
+   * reads what it asks for, not the whole file each time. Undefined when there is no such file.
+   */
+  get(accountId: string, id: string, part?: ByteSpan): Promise<Buffer | undefined>;
   delete(accountId: string, id: string): Promise<void>;
 }
 

@@ -1,4 +1,4 @@
-import { fileName, readMedia } from '../../domain/media.js';
+import { fileName, mediaRecord, readMedia } from '../../domain/media.js';
 import { messageAndDeliveries, publicMessage, type Message } from '../../domain/messages.js';
 import type { Contact } from '../../domain/contacts.js';
 import { sendMessage } from '../../engine/outgoing.js';
@@ -76,9 +76,10 @@ export function messagesRoutes(v1: Routes, gw: Engine): void {
 
   route(v1, '/media/:id', {
     get: async (req, res) => {
-      const { media, bytes } = await readMedia(gw, accountOf(res).id, String(req.params.id));
-      const part = byteRange(req, bytes.length);
-      if (part) res.status(206).set('Content-Range', `bytes ${part.start}-${part.end}/${bytes.length}`);
+      const media = await mediaRecord(gw, accountOf(res).id, String(req.params.id));
+      const part = byteRange(req, media.size);
+      const bytes = await readMedia(gw, media, part);
+      if (part) res.status(206).set('Content-Range', `bytes ${part.start}-${part.end}/${media.size}`);
       res
         .attachment(fileName(media))
         .set({
@@ -90,7 +91,7 @@ export function messagesRoutes(v1: Routes, gw: Engine): void {
           // Nor kept by the browser that read it: an erased contact's photo is left in no agent's disk cache.
           'Cache-Control': 'private, no-store',
         })
-        .send(part ? bytes.subarray(part.start, part.end + 1) : bytes);
+        .send(bytes);
     },
   });
 }

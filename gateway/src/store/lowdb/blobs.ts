@@ -1,6 +1,6 @@
 import { mkdir, open, readFile, unlink } from 'node:fs/promises';
 import path from 'node:path';
-import { StoreWriteError, type BlobStore } from '../store.js';
+import { StoreWriteError, type BlobStore, type ByteSpan } from '../store.js';
 import { refuseWhenFaulty } from './full-disk.js';
 
 /** Media files of the lowdb store: one file each under `<dir>/<accountId>/<id>`, durable before any record. */
@@ -27,9 +27,9 @@ export class FileBlobs implements BlobStore {
     throw new StoreWriteError('store: the media file could not be saved', { cause: refused });
   }
 
-  async get(accountId: string, id: string): Promise<Buffer | undefined> {
+  async get(accountId: string, id: string, part?: ByteSpan): Promise<Buffer | undefined> {
     try {
-      return await readFile(this.file(accountId, id));
+      return part ? await readPart(this.file(accountId, id), part) : await readFile(this.file(accountId, id));
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw err;
@@ -44,5 +44,22 @@ export class FileBlobs implements BlobStore {
     // Ids come from records the gateway made, never from a request; refuse anything path-like all the same.
     if (!/^[\w-]+$/.test(accountId) || !/^[\w-]+$/.test(id)) throw new Error('blobs: invalid id');
     return path.join(this.dir, accountId, id);
+  }
+}
+
+/** The bytes of `part` of a file, read at their offset: fewer when the file ends first. */
+async function readPart(file: string, part: ByteSpan): Promise<Buffer> {
+  const handle = await open(file, 'r');
+  try {
+    const bytes = Buffer.alloc(part.end - part.start + 1);
+    let read = 0;
+    while (read < bytes.length) {
+      const { bytesRead } = await handle.read(bytes, read, bytes.length - read, part.start + read);
+      if (bytesRead === 0) break;
+      read += bytesRead;
+    }
+    return bytes.subarray(0, read);
+  } finally {
+    await handle.close();
   }
 }

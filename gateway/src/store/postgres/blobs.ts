@@ -1,4 +1,4 @@
-import type { BlobStore } from '../store.js';
+import type { BlobStore, ByteSpan } from '../store.js';
 import { hasNul, type Query } from './sql.js';
 
 /** Media files in the database, so that whichever process answers a request can serve them. */
@@ -13,12 +13,16 @@ export class PostgresBlobs implements BlobStore {
     );
   }
 
-  async get(accountId: string, id: string): Promise<Buffer | undefined> {
+  async get(accountId: string, id: string, part?: ByteSpan): Promise<Buffer | undefined> {
     if (hasNul(accountId) || hasNul(id)) return undefined;
-    const { rows } = await this.query('SELECT bytes FROM leadchat_blobs WHERE account_id = $1 AND id = $2', [
-      accountId,
-      id,
-    ]);
+    // substring() counts from 1. Audio, video and images do not compress further, so PostgreSQL keeps them as they
+    // are, and reads only the chunks that hold the part.
+    const { rows } = part
+      ? await this.query(
+          'SELECT substring(bytes FROM $3 FOR $4) AS bytes FROM leadchat_blobs WHERE account_id = $1 AND id = $2',
+          [accountId, id, part.start + 1, part.end - part.start + 1],
+        )
+      : await this.query('SELECT bytes FROM leadchat_blobs WHERE account_id = $1 AND id = $2', [accountId, id]);
     return rows[0]?.bytes as Buffer | undefined;
   }
 
