@@ -1,6 +1,14 @@
+import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { createAccount, removeDir, runCli as cli, startGateway, type TestGateway } from '../helpers/gateway';
+import {
+  createAccount,
+  GATEWAY_MAIN,
+  removeDir,
+  runCli as cli,
+  startGateway,
+  type TestGateway,
+} from '../helpers/gateway';
 import { signIn } from './support';
 
 /** `leadchat-gateway account password` and `account create --password`: the operator sets a console password from the command line. */
@@ -55,7 +63,82 @@ test("refuses a short password with the API's message, an unknown email, and mis
   expect(unknown.stderr).toContain('No account with email nobody@example.com');
   const missing = await cli(['account', 'password', '--email', admin.email], env);
   expect(missing.code).toBe(1);
-  expect(missing.stderr).toContain('account password needs --email and --password');
+  expect(missing.stderr).toContain('account password needs --email and --password-stdin (or --password)');
+});
+
+describe('--password-stdin: the password from standard input, never from the command line', () => {
+  test('piped in (from a secret store or a file), its one last line break left out', async () => {
+    const admin = await startedAccount();
+    const set = await cli(
+      ['account', 'password', '--email', admin.email, '--password-stdin'],
+      env,
+      'a piped console password\n',
+    );
+    expect(set.code).toBe(0);
+    expect(set.json).toEqual(expect.objectContaining({ id: admin.id, passwordSet: true }));
+    expect(set.stderr).toBe('');
+    expect((await signIn(gw, admin.email, 'a piped console password')).reply.status).toBe(200);
+
+    const email = `piped-owner-${process.pid}@clinic.example`;
+    const created = await cli(
+      ['account', 'create', '--name', 'Piped', '--email', email, '--password-stdin'],
+      env,
+      'a first piped password\r\n',
+    );
+    expect(created.code).toBe(0);
+    expect((await signIn(gw, email, 'a first piped password')).reply.status).toBe(200);
+  });
+
+  test('typed at a terminal, where it is not shown', async () => {
+    const admin = await startedAccount();
+    // `script` gives the command a terminal of its own, its input what the operator types.
+    const command = [process.execPath, GATEWAY_MAIN, 'account', 'password', '--email', admin.email, '--password-stdin']
+      .map((word) => `'${word}'`)
+      .join(' ');
+    const typed = await new Promise<{ code: number | null; output: string }>((resolve) => {
+      const child = spawn('script', ['-qec', command, '/dev/null'], { env: { PATH: process.env.PATH ?? '', ...env } });
+      let output = '';
+      let typedIn = false;
+      child.stdout.on('data', (chunk: Buffer) => {
+        output += chunk.toString();
+        // Typed once asked, as a person does: the terminal shows what is typed before the prompt turns that off.
+        if (!typedIn && output.includes('Password: ')) {
+          typedIn = true;
+          child.stdin.write('a typed console password\r');
+        }
+      });
+      child.on('error', (err) => resolve({ code: null, output: String(err) }));
+      child.on('close', (code) => resolve({ code, output }));
+    });
+    expect(typed.code).toBe(0);
+    expect(typed.output).toContain('Password: ');
+    expect(typed.output).not.toContain('a typed console password');
+    expect(typed.output).toContain('"passwordSet": true');
+    expect((await signIn(gw, admin.email, 'a typed console password')).reply.status).toBe(200);
+  });
+
+  test('a password on the command line still works, with a warning; both, or an empty input, are refused', async () => {
+    const admin = await startedAccount();
+    const argv = await cli(
+      ['account', 'password', '--email', admin.email, '--password', 'an argv console password'],
+      env,
+    );
+    expect(argv.code).toBe(0);
+    expect(argv.stderr).toMatch(/warning: a password on the command line .* --password-stdin reads it/);
+    expect(argv.stderr).not.toContain('an argv console password');
+
+    const both = await cli(
+      ['account', 'password', '--email', admin.email, '--password', 'an argv console password', '--password-stdin'],
+      env,
+      'a piped console password',
+    );
+    expect(both.code).toBe(1);
+    expect(both.stderr).toContain('--password-stdin or --password, not both');
+    const empty = await cli(['account', 'password', '--email', admin.email, '--password-stdin'], env, '\n');
+    expect(empty.code).toBe(1);
+    expect(empty.stderr).toContain('--password-stdin read no password from standard input');
+    expect((await signIn(gw, admin.email, 'an argv console password')).reply.status).toBe(200);
+  });
 });
 
 /** An account made with the admin token the gateway generated into its data dir, as the CLI finds it. */

@@ -65,24 +65,29 @@ function commandsUnder(where: string): string[] {
   return found.flatMap((block) => block.commands);
 }
 
-/** Runs one shell line as printed, in `cwd`. */
+/** Runs one shell line as printed, in `cwd`, `typed` on its input (a line the reader types when asked). */
 function sh(
   command: string,
   cwd: string,
   env: NodeJS.ProcessEnv,
+  typed = '',
 ): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile('sh', ['-c', command], { cwd, env, timeout: 30_000 }, (err, stdout, stderr) =>
+    const child = execFile('sh', ['-c', command], { cwd, env, timeout: 30_000 }, (err, stdout, stderr) =>
       resolve({ code: err ? Number(err.code ?? 1) : 0, stdout, stderr }),
     );
+    child.stdin?.end(typed);
   });
 }
 
-/** Runs each line in turn; each must exit 0 with nothing on stderr but npm's warnings. Returns what each printed. */
-async function runAll(commands: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<string[]> {
+/**
+ * Runs each line in turn, `typed` on the input of each; each must exit 0 with nothing on stderr but npm's warnings.
+ * Returns what each printed.
+ */
+async function runAll(commands: string[], cwd: string, env: NodeJS.ProcessEnv, typed?: string): Promise<string[]> {
   const printed: string[] = [];
   for (const command of commands) {
-    const { code, stdout, stderr } = await sh(command, cwd, env);
+    const { code, stdout, stderr } = await sh(command, cwd, env, typed);
     expect({ command, code, stderr: stderr.replace(/npm warn.*\n/g, '') }).toEqual({ command, code: 0, stderr: '' });
     printed.push(stdout);
   }
@@ -171,13 +176,15 @@ test('npm links the command to a file of the repository, not to a build output t
 test('the operator bootstrap commands work as printed', async () => {
   const commands = commandsUnder('gateway/README.md › ## Operator bootstrap');
   expect(commands).toEqual([
-    expect.stringMatching(/^npx leadchat-gateway account create .*--agency$/),
-    expect.stringMatching(/^npx leadchat-gateway account create .*--parent /),
+    expect.stringMatching(/^npx leadchat-gateway account create .*--agency --password-stdin$/),
+    expect.stringMatching(/^npx leadchat-gateway account create .*--parent .* --password-stdin$/),
     expect.stringMatching(/^npx leadchat-gateway account rotate-key /),
     expect.stringMatching(/^npx leadchat-gateway member add /),
   ]);
   const env = { ...process.env, LEADCHAT_URL: gw.url, LEADCHAT_DATA_DIR: gw.dataDir, LEADCHAT_ADMIN_TOKEN: '' };
-  const printed = (await runAll(commands, ROOT, env)).map((stdout) => JSON.parse(stdout));
+  // The password each `account create` asks for, as the operator types it.
+  const typed = 'the agency passphrase\n';
+  const printed = (await runAll(commands, ROOT, env, typed)).map((stdout) => JSON.parse(stdout));
   const [agency, client, rotated, member] = printed;
   expect(agency).toEqual(
     expect.objectContaining({ email: 'ops@acme.example', type: 'agency', apiKey: expect.any(String) }),
@@ -198,6 +205,11 @@ test('the operator bootstrap commands work as printed', async () => {
   );
   const team = await request(gw, 'GET', '/v1/members', { apiKey: rotated.apiKey });
   expect(team.body.data.map((m: { email: string }) => m.email)).toEqual(['client@example.com', 'dana@example.com']);
+  const signIn = await request(gw, 'POST', '/console/api/session', {
+    headers: { origin: gw.url },
+    body: { email: 'ops@acme.example', password: typed.trim() },
+  });
+  expect(signIn.status).toBe(200);
 });
 
 test('the embedded store backup and restore commands work as printed', async () => {
@@ -265,12 +277,13 @@ test("the console guide's password commands work as printed: the owner then sign
     ),
   ]);
   expect(cli).toEqual([
-    expect.stringMatching(/^npx leadchat-gateway account create .*--email owner@acme\.example --password /),
-    expect.stringMatching(/^npx leadchat-gateway account password --email owner@acme\.example --password /),
-    expect.stringMatching(/^npx leadchat-gateway account password --email owner@acme\.example --password /),
+    expect.stringMatching(/^npx leadchat-gateway account create .*--email owner@acme\.example --password-stdin$/),
+    expect.stringMatching(/^npx leadchat-gateway account password --email owner@acme\.example --password-stdin$/),
+    expect.stringMatching(/^npx leadchat-gateway account password --email owner@acme\.example --password-stdin$/),
   ]);
   const env = { ...process.env, LEADCHAT_URL: gw.url, LEADCHAT_DATA_DIR: gw.dataDir, LEADCHAT_ADMIN_TOKEN: '' };
-  const [created, ...passwords] = (await runAll(cli, ROOT, env)).map((stdout) => JSON.parse(stdout));
+  const typed = 'a long passphrase\n';
+  const [created, ...passwords] = (await runAll(cli, ROOT, env, typed)).map((stdout) => JSON.parse(stdout));
   expect(created).toEqual(expect.objectContaining({ email: 'owner@acme.example', apiKey: expect.any(String) }));
   expect(passwords).toEqual([
     expect.objectContaining({ email: 'owner@acme.example', passwordSet: true }),

@@ -360,13 +360,13 @@ export interface CliResult {
 }
 
 /**
- * Runs the built `leadchat-gateway` command with only PATH and `env` in its environment, as an operator types it. A
- * command still running after a minute is ended and answers code -1: a backup of a store under load on a busy machine
- * may take many seconds, a hung one fails the test.
+ * Runs the built `leadchat-gateway` command with only PATH and `env` in its environment, as an operator types it,
+ * `input` piped to it. A command still running after a minute is ended and answers code -1: a backup of a store under
+ * load on a busy machine may take many seconds, a hung one fails the test.
  */
-export function runCli(args: string[], env: Record<string, string>): Promise<CliResult> {
+export function runCli(args: string[], env: Record<string, string>, input?: string): Promise<CliResult> {
   return new Promise((resolve) => {
-    execFile(
+    const child = execFile(
       process.execPath,
       [GATEWAY_MAIN, ...args],
       { env: { PATH: process.env.PATH ?? '', ...env }, timeout: 60_000 },
@@ -380,6 +380,8 @@ export function runCli(args: string[], env: Record<string, string>): Promise<Cli
         resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr, json });
       },
     );
+    // What the operator pipes in: nothing unless given, so that a command reading its input ends.
+    child.stdin?.end(input);
   });
 }
 

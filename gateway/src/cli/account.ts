@@ -1,6 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
 import https from 'node:https';
+import { text } from 'node:stream/consumers';
+import { read } from 'read';
 import { adminTokenFile } from '../admin-token.js';
 import { loadConfig, type Config } from '../config.js';
 import { dataDirHolder } from '../lock.js';
@@ -13,8 +15,9 @@ import { tlsOptionsOf, trustOf, type Trust } from './trust.js';
  */
 export async function accountCommand(
   sub: string | undefined,
-  opts: { name?: string; email?: string; agency?: boolean; parent?: string; password?: string },
+  opts: PasswordOptions & { name?: string; email?: string; agency?: boolean; parent?: string },
 ): Promise<number> {
+  const password = await passwordOf(opts);
   const call = await adminCaller();
 
   if (sub === 'create') {
@@ -25,7 +28,7 @@ export async function accountCommand(
         email: opts.email,
         type: opts.agency ? 'agency' : 'standard',
         ...(opts.parent ? { parentEmail: opts.parent } : {}),
-        ...(opts.password ? { password: opts.password } : {}),
+        ...(password ? { password } : {}),
       }),
     );
   }
@@ -38,14 +41,45 @@ export async function accountCommand(
     return print(await call('POST', `/admin/v1/accounts/${account.id}/api-key`));
   }
   if (sub === 'password') {
-    if (!opts.email || !opts.password) throw new Error('account password needs --email and --password');
+    if (!opts.email || password === undefined)
+      throw new Error('account password needs --email and --password-stdin (or --password)');
     const found = await call('GET', `/admin/v1/accounts?email=${encodeURIComponent(opts.email)}`);
     const account = (found.body as { data?: Array<{ id: string }> }).data?.[0];
     if (found.status !== 200) return print(found);
     if (!account) throw new Error(`No account with email ${opts.email}`);
-    return print(await call('PUT', `/admin/v1/accounts/${account.id}/password`, { password: opts.password }));
+    return print(await call('PUT', `/admin/v1/accounts/${account.id}/password`, { password }));
   }
   throw new Error('usage: account create|rotate-key|password (see leadchat-gateway help)');
+}
+
+interface PasswordOptions {
+  password?: string;
+  passwordStdin?: boolean;
+}
+
+/**
+ * The console password of `account create` and `account password`. `--password-stdin` reads it from standard input:
+ * typed at a terminal without being shown, or piped from a secret store or a file, read to its end less one line
+ * break. A password in the arguments (`--password`) is seen by the machine's other users in its process list and kept
+ * in the shell's history: it is taken, with a warning.
+ */
+async function passwordOf(opts: PasswordOptions): Promise<string | undefined> {
+  if (opts.passwordStdin && opts.password !== undefined)
+    throw new Error('give the password with --password-stdin or --password, not both');
+  if (!opts.passwordStdin) {
+    if (opts.password !== undefined)
+      process.stderr.write(
+        "leadchat-gateway: warning: a password on the command line is seen in the machine's process list and kept in " +
+          'the shell history; --password-stdin reads it from standard input instead\n',
+      );
+    return opts.password;
+  }
+  const typed = process.stdin.isTTY
+    ? await read({ prompt: 'Password: ', silent: true, replace: '', output: process.stderr })
+    : await text(process.stdin);
+  const password = typed.replace(/\r?\n$/, '');
+  if (!password) throw new Error('--password-stdin read no password from standard input');
+  return password;
 }
 
 /** `leadchat-gateway member add …`: invites a member to an account's team and prints the link to pass on. */

@@ -7,9 +7,11 @@ import { buildName } from '../version.js';
 const USAGE = `Usage:
   leadchat-gateway serve
   leadchat-gateway --version
-  leadchat-gateway account create --name NAME --email EMAIL [--agency] [--parent AGENCY_EMAIL] [--password PASSWORD]
+  leadchat-gateway account create --name NAME --email EMAIL [--agency] [--parent AGENCY_EMAIL] [--password-stdin]
   leadchat-gateway account rotate-key --email EMAIL
-  leadchat-gateway account password --email EMAIL --password PASSWORD   (web console sign-in; ends its sessions)
+  leadchat-gateway account password --email EMAIL --password-stdin   (web console sign-in; ends its sessions)
+    --password-stdin reads the password from standard input (typed unseen, or piped); --password PASSWORD takes it
+    from the command line, where the machine's process list and the shell history keep it
   leadchat-gateway member add --account ACCOUNT_EMAIL --email EMAIL --role admin|agent [--name NAME]   (prints the invitation's link)
   leadchat-gateway migrate --to postgres://USER:PASSWORD@HOST:PORT/DATABASE
   leadchat-gateway backup --to FILE   (the embedded store, of a running or stopped gateway, as a .tar.gz; it holds secrets)
@@ -48,9 +50,11 @@ async function main(argv: string[]): Promise<number | undefined> {
         agency: { type: 'boolean', default: false },
         parent: { type: 'string' },
         password: { type: 'string' },
+        'password-stdin': { type: 'boolean', default: false },
       },
     });
-    return (await import('./account.js')).accountCommand(positionals[0], values);
+    const { 'password-stdin': passwordStdin, ...given } = values;
+    return (await import('./account.js')).accountCommand(positionals[0], { ...given, passwordStdin });
   }
   if (command === 'member') {
     const { values, positionals } = parseArgs({
