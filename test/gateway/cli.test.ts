@@ -148,6 +148,24 @@ describe('account create', () => {
   });
 });
 
+describe('account list', () => {
+  test('prints every account, or the one of an email, as the admin API lists them, without a key', async () => {
+    const made = await cli(['account', 'create', '--name', 'Listed Clinic', '--email', 'listed@clinic.example'], env);
+    expect(made.code).toBe(0);
+    const all = await cli(['account', 'list'], env);
+    expect(all.code).toBe(0);
+    expect(all.json.data).toEqual(
+      expect.arrayContaining([expect.objectContaining({ id: made.json.id, email: 'listed@clinic.example' })]),
+    );
+    const one = await cli(['account', 'list', '--email', 'LISTED@clinic.example'], env);
+    expect(one.json).toEqual({ data: [expect.objectContaining({ id: made.json.id, name: 'Listed Clinic' })] });
+    expect(one.stdout).not.toContain(made.json.apiKey);
+    expect(one.json.data[0]).not.toHaveProperty('apiKey');
+    const none = await cli(['account', 'list', '--email', 'nobody@clinic.example'], env);
+    expect(none).toEqual(expect.objectContaining({ code: 0, json: { data: [] } }));
+  });
+});
+
 describe('account rotate-key', () => {
   test('prints a new key that works; the old one gets 401 at once', async () => {
     const created = await cli(['account', 'create', '--name', 'Rotating', '--email', 'rotate@example.com'], env);

@@ -32,6 +32,10 @@ export async function accountCommand(
       }),
     );
   }
+  if (sub === 'list') {
+    const query = opts.email ? `?email=${encodeURIComponent(opts.email)}` : '';
+    return print(await call('GET', `/admin/v1/accounts${query}`));
+  }
   if (sub === 'rotate-key') {
     if (!opts.email) throw new Error('account rotate-key needs --email');
     const found = await call('GET', `/admin/v1/accounts?email=${encodeURIComponent(opts.email)}`);
@@ -49,7 +53,7 @@ export async function accountCommand(
     if (!account) throw new Error(`No account with email ${opts.email}`);
     return print(await call('PUT', `/admin/v1/accounts/${account.id}/password`, { password }));
   }
-  throw new Error('usage: account create|rotate-key|password (see leadchat-gateway help)');
+  throw new Error('usage: account create|list|rotate-key|password (see leadchat-gateway help)');
 }
 
 interface PasswordOptions {

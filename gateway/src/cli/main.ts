@@ -8,6 +8,7 @@ const USAGE = `Usage:
   leadchat-gateway serve
   leadchat-gateway --version
   leadchat-gateway account create --name NAME --email EMAIL [--agency] [--parent AGENCY_EMAIL] [--password-stdin]
+  leadchat-gateway account list [--email EMAIL]   (every account, or the one of EMAIL, as JSON; no API key)
   leadchat-gateway account rotate-key --email EMAIL
   leadchat-gateway account password --email EMAIL --password-stdin   (web console sign-in; ends its sessions)
     --password-stdin reads the password from standard input (typed unseen, or piped); --password PASSWORD takes it
