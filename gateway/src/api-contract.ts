@@ -177,6 +177,13 @@ export interface FollowUpStep {
 }
 
 /** The channels a campaign works on: the four built-in ones, or a custom channel. */
+/**
+ * A campaign's states: Live sends and answers; paused holds what it would send and leaves its conversations to people;
+ * archived is a paused campaign put out of the lists, which holds no list (spec §2.3 shows only Live ones).
+ */
+export const CAMPAIGN_STATUSES = ['draft', 'live', 'paused', 'archived'] as const;
+export type CampaignStatus = (typeof CAMPAIGN_STATUSES)[number];
+
 export const CAMPAIGN_CHANNELS = ['whatsapp', 'sms', 'messenger', 'instagram', 'custom'] as const;
 export type CampaignChannel = (typeof CAMPAIGN_CHANNELS)[number];
 /** The built-in channels: SMS and WhatsApp reach a phone number; Messenger and Instagram a Meta user's id. */

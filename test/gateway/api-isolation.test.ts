@@ -156,6 +156,21 @@ test("B cannot read, list or change A's campaigns, nor link A's list to its own"
   });
 });
 
+test("B neither lists A's archived campaigns nor brings one back", async () => {
+  const archived = (await api(ctx.gw, a, 'POST', 'campaigns', { body: { name: 'A done' } })).body;
+  expect((await api(ctx.gw, a, 'PATCH', `campaigns/${archived.id}`, { body: { status: 'archived' } })).status).toBe(
+    200,
+  );
+  const listed = await api(ctx.gw, b, 'GET', 'campaigns', { query: { status: 'archived' } });
+  expect(listed.body).toEqual({ data: [], nextCursor: null });
+  expectApiError(
+    await api(ctx.gw, b, 'PATCH', `campaigns/${archived.id}`, { body: { status: 'paused' } }),
+    404,
+    'CAMPAIGN_NOT_FOUND',
+  );
+  expect((await api(ctx.gw, a, 'GET', `campaigns/${archived.id}`)).body.status).toBe('archived');
+});
+
 test("B cannot read, list or delete A's webhooks", async () => {
   expectApiError(await api(ctx.gw, b, 'GET', `webhooks/${A.webhook.id}`), 404, 'WEBHOOK_NOT_FOUND');
   expectApiError(await api(ctx.gw, b, 'DELETE', `webhooks/${A.webhook.id}`), 404, 'WEBHOOK_NOT_FOUND');

@@ -54,8 +54,10 @@ const gatewayReply = [
     .object({
       kind: z.literal('unanswered'),
       reason: z
-        .enum(['bot_off', 'campaign_paused'])
-        .describe("bot_off: the campaign's bot is turned off; campaign_paused: the campaign is paused"),
+        .enum(['bot_off', 'campaign_paused', 'campaign_archived'])
+        .describe(
+          "bot_off: the campaign's bot is turned off; campaign_paused: the campaign is paused; campaign_archived: it is archived",
+        ),
       botReply: botReply.describe("What the bot would answer once it answers again; the basis is this answer's"),
     })
     .describe('Nothing is sent: the message waits for a person (the conversation says botLeft)'),
@@ -64,7 +66,7 @@ const gatewayReply = [
 const reply = z
   .discriminatedUnion('kind', [...botReply.options, ...gatewayReply])
   .describe(
-    "What a contact writing this message would get, in the words they would get: the gateway's own answer to an opt-out, HELP or a request for a person (provider `gateway`), nothing while the bot is off or the campaign paused (`unanswered`), else the bot's answer; START among them, as for a contact who never opted out",
+    "What a contact writing this message would get, in the words they would get: the gateway's own answer to an opt-out, HELP or a request for a person (provider `gateway`), nothing while the bot is off or the campaign paused or archived (`unanswered`), else the bot's answer; START among them, as for a contact who never opted out",
   );
 
 /** POST /v1/campaigns/{id}/bot/test: what the bot would answer, and what it rests on. */

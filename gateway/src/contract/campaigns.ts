@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CAMPAIGN_CHANNELS, FUNNEL_STEPS, WEEKDAYS } from '../api-contract.js';
+import { CAMPAIGN_CHANNELS, CAMPAIGN_STATUSES, FUNNEL_STEPS, WEEKDAYS } from '../api-contract.js';
 import { contact } from './contacts.js';
 import { timestamp } from './shared.js';
 
@@ -15,7 +15,10 @@ export const campaign = z
     name: z.string(),
     type: z.enum(['combined', 'outgoing', 'incoming']),
     language: z.string(),
-    listId: z.string().nullable(),
+    listId: z
+      .string()
+      .nullable()
+      .describe('The list it messages; null when it has none (an archived campaign whose list was deleted)'),
     channel: z.enum(CAMPAIGN_CHANNELS),
     customChannel: z.string().nullable().describe('The custom channel\'s label, for channel "custom"'),
     openingTemplate: z.string().nullable().describe('WhatsApp: the approved template the opening message goes out as'),
@@ -28,7 +31,11 @@ export const campaign = z
     templateLanguage: z.string().nullable(),
     openingMessage: z.string().nullable(),
     triggerOnNewContacts: z.boolean(),
-    status: z.enum(['draft', 'live', 'paused']),
+    status: z
+      .enum(CAMPAIGN_STATUSES)
+      .describe(
+        'archived: paused and left out of GET /v1/campaigns (unless asked for), and it holds no list; PATCH status paused or draft brings it back',
+      ),
     sendRate: z.string().describe('The pace of queued opening messages, e.g. "30/m"'),
     sendingWindow: z
       .object({

@@ -73,9 +73,16 @@ export async function getCampaign(r: Reader, accountId: string, id: string): Pro
   return current(campaign);
 }
 
-/** A campaign whose bot answers now: on, and the campaign not paused. */
+/**
+ * A campaign that has been Live and is stopped: paused, or archived (a paused campaign out of the lists). What it
+ * would send waits, held until it is Live again, and its bot answers nothing.
+ */
+export const stopped = (campaign: Campaign | undefined): boolean =>
+  campaign?.status === 'paused' || campaign?.status === 'archived';
+
+/** A campaign whose bot answers now: on, and the campaign not paused or archived. */
 export const answering = (campaign: Campaign | undefined): campaign is Campaign =>
-  !!campaign?.bot.active && campaign.status !== 'paused';
+  !!campaign?.bot.active && !stopped(campaign);
 
 /** A campaign by id for the engine's jobs, which know their account already; undefined once it is gone. */
 export async function campaignById(r: Reader, id: string): Promise<Campaign | undefined> {
@@ -87,7 +94,7 @@ export async function campaignById(r: Reader, id: string): Promise<Campaign | un
 export const liveCampaignOn = async (r: Reader, accountId: string, channel: Channel): Promise<Campaign | undefined> =>
   (await campaignsOf(r, accountId)).filter((c) => c.channel === channel && c.status === 'live').at(-1);
 
-/** The account's campaigns linked to a list, oldest first. */
+/** The account's campaigns linked to a list, oldest first, archived ones among them. */
 export const campaignsOfList = async (r: Reader, accountId: string, listId: string): Promise<Campaign[]> =>
   (await campaignsOf(r, accountId)).filter((c) => c.listId === listId);
 
@@ -207,6 +214,7 @@ export async function changeCampaign(
 ): Promise<{ before: Campaign; after: Campaign }> {
   const campaign = await getCampaign(tx, accountId, id);
   precondition?.(campaign.version);
+  refuseArchivedChange(campaign, patch);
   if (patch.listId) await lockList(tx, accountId, patch.listId);
   // A campaign made without a list is linked to one: its trigger takes the default it would have had if made with it.
   const linked = !campaign.listId && patch.listId && patch.triggerOnNewContacts === undefined;
@@ -228,4 +236,36 @@ export async function changeCampaign(
   // Its conversations that need a reply now wait for a person, or no longer do: the console counts them anew.
   if (answering(campaign) !== answering(after)) campaignAnsweringChanged(tx, accountId, id);
   return { before: campaign, after };
+}
+
+/** The states that bring an archived campaign back: it goes Live again from there, as a paused one does. */
+const BROUGHT_BACK: ReadonlyArray<Campaign['status']> = ['paused', 'draft'];
+
+/**
+ * An archived campaign is done with: it changes only by being brought back (status paused or draft, with any other
+ * change in the same request), or archived again. Going Live at once is refused too: it is brought back first, so
+ * that what it would send is looked at before it goes.
+ */
+function refuseArchivedChange(campaign: Campaign, patch: Partial<CampaignFields>): void {
+  if (campaign.status !== 'archived') return;
+  if (patch.status && BROUGHT_BACK.includes(patch.status)) return;
+  const others = Object.keys(patch).filter((field) => field !== 'status');
+  if (patch.status === 'archived' && others.length === 0) return;
+  throw new ApiError(
+    409,
+    'CAMPAIGN_ARCHIVED',
+    `The campaign is archived: bring it back first (PATCH {"status":"paused"} or {"status":"draft"}, with the other changes if you like)${patch.status === 'live' ? ', then make it Live' : ''}`,
+  );
+}
+
+/**
+ * A list deleted: each archived campaign linked to it (none other may be, list-deletion.ts) is left with no list, as
+ * its next version, so that nothing points at a list that is gone. Brought back, it is linked to another before it
+ * goes Live (the Live rule asks for a list).
+ */
+export async function unlinkArchived(tx: Tx, accountId: string, listId: string): Promise<void> {
+  for (const c of await campaignsOfList(tx, accountId, listId)) {
+    if (c.status !== 'archived') continue;
+    await tx.update<Campaign>('campaigns', c.id, { listId: null, version: c.version + 1, updatedAt: now() });
+  }
 }

@@ -1,7 +1,7 @@
 import type { Gateway } from '../context.js';
 import { ApiError } from '../errors.js';
 import type { Reader, Tx } from '../store/store.js';
-import { campaignsOfList } from './campaigns.js';
+import { campaignsOfList, unlinkArchived } from './campaigns.js';
 import type { Import } from './imports.js';
 import { newJob, type JobKinds } from './job-kinds.js';
 import { lockList, type Membership } from './lists.js';
@@ -13,8 +13,9 @@ const MEMBERSHIPS_BATCH = 500;
  * DELETE /v1/lists/{id}: the list goes with its import reports in one commit, and a job then removes its memberships a
  * batch per transaction; the contacts stay, they are the account's. A list gone is no list to anything that reads
  * memberships through it (its contacts, a contact's lists and export), so the memberships still waiting for the job
- * are never read. Refused while a campaign is linked to it (its openings, reach and funnel read the list) or an import
- * into it has rows to apply: the message says what to do first.
+ * are never read. Refused while a campaign that is not archived is linked to it (its openings, reach and funnel read
+ * the list) or an import into it has rows to apply: the message says what to do first. An archived campaign linked to
+ * it is left with none.
  */
 export async function deleteList(gw: Gateway, accountId: string, id: string): Promise<void> {
   await gw.store.transact(async (tx) => {
@@ -31,19 +32,20 @@ export async function deleteList(gw: Gateway, accountId: string, id: string): Pr
       );
     // A report names the rows' contacts, which the account's export and erasure reach through its list only.
     for (const report of imports) await tx.remove('imports', report.id);
+    await unlinkArchived(tx, accountId, id);
     await tx.remove('lists', id);
     await tx.enqueue(newJob('list_memberships', { listId: id }, { accountId, key: `list_memberships:${id}` }));
   });
 }
 
 async function refuseLinkedCampaigns(r: Reader, accountId: string, listId: string): Promise<void> {
-  const linked = await campaignsOfList(r, accountId, listId);
+  const linked = (await campaignsOfList(r, accountId, listId)).filter((c) => c.status !== 'archived');
   if (linked.length === 0) return;
   const names = linked.map((c) => `"${c.name}" (${c.id})`).join(', ');
   throw new ApiError(
     409,
     'LIST_HAS_CAMPAIGNS',
-    `The list is linked to ${linked.length === 1 ? 'the campaign' : 'the campaigns'} ${names}: link ${linked.length === 1 ? 'it' : 'each'} to another list (listId of PATCH /v1/campaigns/{id}; a campaign that is not Live may have none), then delete the list`,
+    `The list is linked to ${linked.length === 1 ? 'the campaign' : 'the campaigns'} ${names}: link ${linked.length === 1 ? 'it' : 'each'} to another list (listId of PATCH /v1/campaigns/{id}; a campaign that is not Live may have none) or archive ${linked.length === 1 ? 'it' : 'them'}, then delete the list`,
   );
 }
 

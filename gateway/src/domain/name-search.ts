@@ -17,12 +17,21 @@ export async function findByName<T extends { id: string; name: string }>(
   page?: Page,
 ): Promise<T[]> {
   if (q === undefined) return read(page);
-  if (!page?.limit) return (await read()).filter((record) => nameHolds(record.name, q));
+  return findWhere(read, (record) => nameHolds(record.name, q), page);
+}
+
+/** A page of the records `read` gives in its order that `keep` keeps, as `read` would page them unfiltered. */
+export async function findWhere<T extends { id: string }>(
+  read: (page?: Page) => Promise<T[]>,
+  keep: (record: T) => boolean,
+  page?: Page,
+): Promise<T[]> {
+  if (!page?.limit) return (await read()).filter(keep);
   const found: T[] = [];
   let after = page.after;
   for (;;) {
     const batch = await read({ ...page, after, limit: SCAN_BATCH });
-    found.push(...batch.filter((record) => nameHolds(record.name, q)));
+    found.push(...batch.filter(keep));
     if (found.length >= page.limit || batch.length < SCAN_BATCH) return found.slice(0, page.limit);
     after = batch.at(-1)!.id;
   }

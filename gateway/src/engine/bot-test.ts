@@ -12,7 +12,7 @@ const byGateway = { provider: 'gateway', fallbackReason: null, basis: { confiden
  * conversation the bot has. As onIncoming reads it, with its classifier and texts: an opt-out, HELP and a request for
  * a person get the gateway's own answer whatever the bot would say; an opt-in (START) opts in again only a contact
  * who had opted out, which this one never did, so it is read as any message; a campaign whose bot answers nothing
- * (off, paused) sends nothing, and says what its bot would answer once on; else the bot answers, with the account's
+ * (off, paused, archived) sends nothing, and says what its bot would answer once on; else the bot answers, with the account's
  * provider, the question and an optional conversation so far. Nothing is sent, stored or charged.
  */
 export async function testBot(
@@ -30,6 +30,7 @@ export async function testBot(
     getCampaign(gw.store, accountId, campaignId),
   ]);
   const active = campaign.bot.active;
+  const archived = campaign.status === 'archived';
   switch (intentOf(question.message, campaign)) {
     case 'opt_out':
       return { campaignId, active, reply: { kind: 'opt_out', body: OPT_OUT_CONFIRMATION } as const, ...byGateway };
@@ -53,6 +54,6 @@ export async function testBot(
       ? { ...answer.reply, body: answer.reply.body ?? handoffNotice(campaign, account) }
       : answer.reply;
   if (answering(campaign)) return { campaignId, active, ...answer, reply: botReply };
-  const reason = active ? 'campaign_paused' : 'bot_off';
+  const reason = !active ? 'bot_off' : archived ? 'campaign_archived' : 'campaign_paused';
   return { campaignId, active, ...answer, reply: { kind: 'unanswered', reason, botReply } as const };
 }

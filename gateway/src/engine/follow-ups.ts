@@ -1,6 +1,6 @@
 import type { Gateway } from '../context.js';
 import type { Account } from '../domain/accounts.js';
-import { campaignById, type Campaign } from '../domain/campaigns.js';
+import { campaignById, stopped, type Campaign } from '../domain/campaigns.js';
 import type { Contact } from '../domain/contacts.js';
 import { updateConversation, type Conversation } from '../domain/conversations.js';
 import { followUpKey } from '../domain/follow-up-timers.js';
@@ -119,8 +119,8 @@ export async function followRetried(tx: Tx, message: Message): Promise<void> {
   if (wroteSince(conversation, message)) return;
   const campaign = await campaignById(tx, message.campaignId);
   if (campaign?.status === 'live') await scheduleFollowUp(tx, campaign, conversation, step, clockNow());
-  // Sent while the campaign is paused: the step waits as a pause holds one, timed anew once it is Live again.
-  else if (campaign?.status === 'paused')
+  // Sent while the campaign is paused (or archived): the step waits as a pause holds one, timed anew once it is Live again.
+  else if (stopped(campaign))
     await updateConversation(tx, conversation, {
       next: { kind: 'follow_up', at: iso(clockNow()), step },
       followUpHeld: 'held',
@@ -169,8 +169,7 @@ export async function runFollowUp(gw: Gateway, { conversationId, step }: JobKind
     const campaign = conversation.campaignId ? await campaignById(tx, conversation.campaignId) : undefined;
     if (!campaign || campaign.status === 'draft')
       return void (await updateConversation(tx, conversation, { next: null }));
-    if (campaign.status === 'paused')
-      return void (await updateConversation(tx, conversation, { followUpHeld: 'held' }));
+    if (stopped(campaign)) return void (await updateConversation(tx, conversation, { followUpHeld: 'held' }));
     const steps = stepsOf(campaign);
     if (steps.length === 0) return void (await updateConversation(tx, conversation, { next: null }));
     // A step made longer since this timer was set: it waits for its new time.

@@ -19,7 +19,7 @@ import { reassignInImports } from '../domain/imports.js';
 import type { Membership } from '../domain/lists.js';
 import type { Message } from '../domain/messages.js';
 import { openingKey, openingsOf, stateOf, type Opening } from '../domain/openings.js';
-import { campaignById } from '../domain/campaigns.js';
+import { campaignById, stopped } from '../domain/campaigns.js';
 import { followUpFrom, scheduleFollowUp } from './follow-ups.js';
 import { keepOptOut } from '../domain/erased-opt-outs.js';
 import { forgetFailedOpening } from '../domain/failed-openings.js';
@@ -242,7 +242,7 @@ async function followOnFrom(tx: Tx, opening: Opening, from: Conversation, into: 
   const campaign = await campaignById(tx, opening.campaignId);
   if (campaign?.status === 'live' && !from.followUpHeld)
     await scheduleFollowUp(tx, campaign, into, next.step ?? 0, since);
-  else if (campaign?.status === 'paused' || from.followUpHeld)
+  else if (stopped(campaign) || from.followUpHeld)
     await updateConversation(tx, into, {
       next,
       followUpHeld: from.followUpHeld ?? null,

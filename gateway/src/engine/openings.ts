@@ -1,7 +1,7 @@
 import { answersOnly } from '../api-contract.js';
 import type { Gateway } from '../context.js';
 import type { Account } from '../domain/accounts.js';
-import { campaignById, campaignsOf, getCampaign, type Campaign } from '../domain/campaigns.js';
+import { campaignById, campaignsOf, getCampaign, stopped, type Campaign } from '../domain/campaigns.js';
 import { addressOf, type Contact } from '../domain/contacts.js';
 import { isOnCampaignList, type Membership } from '../domain/lists.js';
 import { ApiError } from '../errors.js';
@@ -104,7 +104,7 @@ export async function reachExisting(gw: Gateway, accountId: string, campaignId: 
         throw new ApiError(
           409,
           'CAMPAIGN_NOT_LIVE',
-          `The campaign is ${campaign.status}: make it Live to reach its list`,
+          `The campaign is ${campaign.status}: ${campaign.status === 'archived' ? 'bring it back (status paused) and make' : 'make'} it Live to reach its list`,
         );
       if (!campaign.listId)
         throw new ApiError(
@@ -345,7 +345,7 @@ export async function runOpening(gw: Gateway, { openingId }: JobKinds['opening']
     };
     const campaign = await campaignById(tx, opening.campaignId);
     if (!campaign || campaign.status === 'draft') return void (await settle({ status: 'skipped', reason: 'not_live' }));
-    if (campaign.status === 'paused') return void (await settle({ status: 'held', held: 'held' }));
+    if (stopped(campaign)) return void (await settle({ status: 'held', held: 'held' }));
     // An opening goes only to the list the campaign has when it goes.
     if (!(await isOnCampaignList(tx, campaign, opening.contactId)))
       return void (await settle({ status: 'cancelled', reason: 'left_list' }));

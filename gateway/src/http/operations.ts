@@ -278,7 +278,8 @@ export const OPERATIONS: Record<string, Partial<Record<'get' | 'post' | 'put' | 
       summary: 'Delete a list',
       description:
         "The list goes, with its contacts' places in it and its import reports (GET /imports/{id} of one is then 404); the contacts stay. " +
-        '409 LIST_HAS_CAMPAIGNS, naming the campaigns, while a campaign is linked to it: link each to another list first (listId of PATCH /campaigns/{id}). ' +
+        '409 LIST_HAS_CAMPAIGNS, naming the campaigns, while a campaign that is not archived is linked to it: link each to another list first (listId of PATCH /campaigns/{id}), or archive it. ' +
+        'An archived campaign linked to it is left with no list (listId null). ' +
         '409 LIST_IMPORT_RUNNING while an import into it has rows to apply: wait until it is done.',
       answers: { 204: null },
       errors: { ...notFound('LIST'), 409: ['LIST_HAS_CAMPAIGNS', 'LIST_IMPORT_RUNNING'] },
@@ -384,9 +385,10 @@ export const OPERATIONS: Record<string, Partial<Record<'get' | 'post' | 'put' | 
       id: 'listCampaigns',
       tag: 'Campaigns',
       summary: 'The campaigns, oldest first',
-      description: 'By q: only those whose name holds it.',
+      description:
+        'Every campaign but the archived ones. By q: only those whose name holds it; by status: only those in it (status=archived lists the archived ones).',
       paged: true,
-      query: schemas.namedQuery,
+      query: schemas.campaignListQuery,
       answers: { 200: page(campaign) },
     },
   },
@@ -406,7 +408,9 @@ export const OPERATIONS: Record<string, Partial<Record<'get' | 'post' | 'put' | 
       tag: 'Campaigns',
       summary: 'Change a campaign',
       description:
-        'An absent field stays. With If-Match (the ETag of the version read), the change goes through only while the campaign is at that version: one changed since is 412 PRECONDITION_FAILED and nothing changes. Without it, the change goes through whatever the version.',
+        'An absent field stays. With If-Match (the ETag of the version read), the change goes through only while the campaign is at that version: one changed since is 412 PRECONDITION_FAILED and nothing changes. Without it, the change goes through whatever the version. ' +
+        'status archived archives it: it sends nothing and its bot answers nothing, as paused, it leaves GET /campaigns (unless asked for) and holds its list no more. ' +
+        'An archived campaign is brought back by status paused or draft (with any other change in the same request); any other change of it is 409 CAMPAIGN_ARCHIVED.',
       body: schemas.campaignUpdate,
       answers: { 200: campaign },
       headers: ['ETag'],
@@ -414,6 +418,7 @@ export const OPERATIONS: Record<string, Partial<Record<'get' | 'post' | 'put' | 
       errors: {
         400: [...CAMPAIGN_RULES, 'INVALID_IF_MATCH'],
         ...notFound('CAMPAIGN', 'LIST'),
+        409: ['CAMPAIGN_ARCHIVED'],
         412: ['PRECONDITION_FAILED'],
       },
     },

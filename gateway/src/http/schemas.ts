@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import {
   CAMPAIGN_CHANNELS,
+  CAMPAIGN_STATUSES,
   CAMPAIGN_COUNTS,
   CAMPAIGN_LIMITS as C,
   CONTACT_SEARCH,
@@ -616,7 +617,9 @@ const campaignFields = {
     .nullable()
     .describe('Opening text; {{first_name|there}} and the other contact fields are replaced'),
   triggerOnNewContacts: z.boolean().describe('Trigger on New Contacts Added to List'),
-  status: z.enum(['draft', 'live', 'paused']),
+  status: z
+    .enum(CAMPAIGN_STATUSES)
+    .describe('archived: paused and put out of the lists; an archived campaign changes only by being brought back'),
   sendRate: z.string().trim().max(20).describe('Pace of queued opening messages, e.g. "30/m"'),
   sendingWindow: z
     .object({
@@ -668,7 +671,9 @@ export const campaignCreate = z
     triggerOnNewContacts: campaignFields.triggerOnNewContacts
       .optional()
       .describe('Trigger on New Contacts Added to List; default: on when the campaign is linked to a list'),
-    status: campaignFields.status.default('draft'),
+    status: campaignFields.status
+      .exclude(['archived'], { message: 'a campaign is made draft, live or paused; archive it with PATCH' })
+      .default('draft'),
     sendRate: campaignFields.sendRate.default(DEFAULT_SEND_RATE),
     sendingWindow: campaignFields.sendingWindow.default(null),
     followUps: campaignFields.followUps.partial().default({}),
@@ -697,6 +702,14 @@ export const namedQuery = pageQuery.extend({
     .max(200, 'must be at most 200 characters')
     .optional()
     .describe('Only those whose name holds this text; case and accents do not matter'),
+});
+
+/** GET /v1/campaigns: the named query, and the one status to list; none lists every campaign but the archived. */
+export const campaignListQuery = namedQuery.extend({
+  status: z
+    .enum(CAMPAIGN_STATUSES)
+    .optional()
+    .describe('Only the campaigns in this status; left out: every campaign but the archived ones'),
 });
 
 export const contactMessagesQuery = z.object({

@@ -267,6 +267,7 @@ export interface components {
       /** @enum {string} */
       type: 'combined' | 'outgoing' | 'incoming';
       language: string;
+      /** @description The list it messages; null when it has none (an archived campaign whose list was deleted) */
       listId: string | null;
       /** @enum {string} */
       channel: 'whatsapp' | 'sms' | 'messenger' | 'instagram' | 'custom';
@@ -281,8 +282,11 @@ export interface components {
       templateLanguage: string | null;
       openingMessage: string | null;
       triggerOnNewContacts: boolean;
-      /** @enum {string} */
-      status: 'draft' | 'live' | 'paused';
+      /**
+       * @description archived: paused and left out of GET /v1/campaigns (unless asked for), and it holds no list; PATCH status paused or draft brings it back
+       * @enum {string}
+       */
+      status: 'draft' | 'live' | 'paused' | 'archived';
       /** @description The pace of queued opening messages, e.g. "30/m" */
       sendRate: string;
       sendingWindow: {

@@ -1,6 +1,6 @@
 import type { Engine } from '../../engine/ports/providers.js';
 import { publicUnreachable, unreachableContacts, unreachableOf } from '../../domain/reach.js';
-import { campaignsOf, createCampaign, getCampaign, publicCampaign } from '../../domain/campaigns.js';
+import { campaignsOf, createCampaign, getCampaign, publicCampaign, type Campaign } from '../../domain/campaigns.js';
 import { updateCampaign } from '../../engine/campaign-edits.js';
 import { previewOpening } from '../../domain/preview.js';
 import { funnelOf } from '../../domain/funnel-report.js';
@@ -20,12 +20,12 @@ import {
   campaignPreview,
   campaignUpdate,
   funnelQuery,
-  namedQuery,
+  campaignListQuery,
   openingPriceQuote,
   unansweredQuery,
   unreachableQuery,
 } from '../schemas.js';
-import { findByName } from '../../domain/name-search.js';
+import { findWhere, nameHolds } from '../../domain/name-search.js';
 import type { Page } from '../../store/store.js';
 import type { campaignWithReach } from '../../contract/campaigns.js';
 import type { Answer } from '../../contract/shared.js';
@@ -48,14 +48,18 @@ export function campaignsRoutes(v1: Routes, gw: Engine): void {
         res.status(status).json(response);
       },
     ],
+    // Archived campaigns are done with: listed only when asked for by their status.
     get: async (req, res) => {
-      const query = parse(namedQuery, req.query, 'query');
+      const query = parse(campaignListQuery, req.query, 'query');
       const accountId = accountOf(res).id;
       const read = (page?: Page) => campaignsOf(gw.store, accountId, page);
+      const keep = (c: Campaign) =>
+        (query.status ? c.status === query.status : c.status !== 'archived') &&
+        (query.q === undefined || nameHolds(c.name, query.q));
       await sendDurable(
         gw,
         res,
-        await readPage({ gw, req, owner: accountId }, query, (page) => findByName(read, query.q, page), publicCampaign),
+        await readPage({ gw, req, owner: accountId }, query, (page) => findWhere(read, keep, page), publicCampaign),
       );
     },
   });

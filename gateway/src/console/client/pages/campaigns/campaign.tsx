@@ -144,7 +144,12 @@ export function withDay(days: Weekday[] | null, day: Weekday, on: boolean): Week
   return chosen.length === WEEKDAYS.length ? null : chosen;
 }
 
-export const STATUS_LABEL: Record<Campaign['status'], string> = { draft: 'Draft', live: 'Live', paused: 'Paused' };
+export const STATUS_LABEL: Record<Campaign['status'], string> = {
+  draft: 'Draft',
+  live: 'Live',
+  paused: 'Paused',
+  archived: 'Archived',
+};
 export const CHANNEL_LABEL: Record<Campaign['channel'], string> = {
   whatsapp: 'WhatsApp',
   sms: 'SMS',
