@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { createAccount, request, startGateway, type TestAccount, type TestGateway } from '../helpers/gateway';
 import { byId, CREDENTIAL, createHost, runLeadChat, type Host } from './helpers/n8n';
 
-/** List › Create, Get Many, Remove Contact, Update, Delete; Campaign › Update; Message › Get and Retry, run as workflows against the gateway. */
+/** List › Create, Get Many, Remove Contact, Update, Delete; Campaign › Update and Get Many by status; Message › Get and Retry, run as workflows against the gateway. */
 describe("LeadChat node: lists, campaign updates and a message's delivery status", () => {
   let gw: TestGateway;
   let account: TestAccount;
@@ -187,6 +187,28 @@ describe("LeadChat node: lists, campaign updates and a message's delivery status
       updateFields: {},
     });
     expect(nothing.error?.message).toBe('Nothing to update');
+  });
+
+  test('Campaign › Update archives a campaign, which Get Many then lists only under Status Archived; Paused brings it back', async () => {
+    const campaign = (await api('POST', '/campaigns', { name: 'Winter promo', channel: 'sms' })).body;
+    const update = (updateFields: Record<string, string>) =>
+      runLeadChat(host, { resource: 'campaign', operation: 'update', campaign: byId(campaign.id), updateFields });
+    const archived = await update({ status: 'archived' });
+    expect(archived.error).toBeUndefined();
+    expect(archived.output('LeadChat')[0]!.json).toMatchObject({ id: campaign.id, status: 'archived' });
+
+    const ids = async (filters: Record<string, string>) =>
+      (await runLeadChat(host, { resource: 'campaign', operation: 'getAll', returnAll: true, filters }))
+        .output('LeadChat')
+        .map((item) => item.json.id);
+    expect(await ids({})).not.toContain(campaign.id);
+    expect(await ids({ status: 'archived' })).toEqual([campaign.id]);
+
+    const renamed = await update({ name: 'Winter promo 2' });
+    expect(renamed.error?.description).toMatch(/^HTTP 409 CAMPAIGN_ARCHIVED /);
+    const back = await update({ status: 'paused', name: 'Winter promo 2' });
+    expect(back.output('LeadChat')[0]!.json).toMatchObject({ name: 'Winter promo 2', status: 'paused' });
+    expect(await ids({})).toContain(campaign.id);
   });
 
   test('Message › Get gives the delivery status: a message that could not go is failed, with its code and reason', async () => {

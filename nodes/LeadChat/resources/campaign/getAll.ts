@@ -7,10 +7,32 @@ import { leadChatGetMany } from '../../transport/paginate';
 
 export const description = forOperation('campaign', 'getAll', [
   ...returnAllAndLimit,
-  filtersOf([nameContains('campaigns')]),
+  filtersOf([
+    nameContains('campaigns'),
+    {
+      displayName: 'Status',
+      name: 'status',
+      type: 'options',
+      options: [
+        {
+          name: 'Archived',
+          value: 'archived',
+          description: 'Only the archived campaigns, which are left out otherwise',
+        },
+        { name: 'Draft', value: 'draft' },
+        { name: 'Live', value: 'live' },
+        { name: 'Paused', value: 'paused' },
+      ],
+      default: 'archived',
+      description: 'Only the campaigns in this status; not set: every campaign but the archived ones',
+    },
+  ]),
 ]);
 
-/** The campaigns of the account, oldest first, or those whose name holds a text, one output item each. */
+/**
+ * The campaigns of the account, oldest first, but the archived ones; or those whose name holds a text, or in one
+ * status (Archived lists those), one output item each.
+ */
 export async function execute(
   this: IExecuteFunctions,
   itemIndex: number,
@@ -18,7 +40,7 @@ export async function execute(
 ): Promise<IDataObject[]> {
   return await leadChatGetMany.call(
     this,
-    { path: '/campaigns', qs: readFilters.call(this, itemIndex, ['q']), itemIndex, retry: settings.retry },
+    { path: '/campaigns', qs: readFilters.call(this, itemIndex, ['q', 'status']), itemIndex, retry: settings.retry },
     readLimit.call(this, itemIndex),
   );
 }

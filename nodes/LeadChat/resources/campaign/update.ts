@@ -26,6 +26,12 @@ export const description = forOperation('campaign', 'update', [
         name: 'status',
         type: 'options',
         options: [
+          {
+            name: 'Archived',
+            value: 'archived',
+            description:
+              'Done with: stops as Paused does, leaves Get Many unless asked for and no longer keeps its list from being deleted. Paused or Draft brings it back.',
+          },
           { name: 'Draft', value: 'draft', description: 'Sends nothing; for a campaign still being written' },
           {
             name: 'Live',
@@ -45,8 +51,9 @@ export const description = forOperation('campaign', 'update', [
 ]);
 
 /**
- * Renames a campaign, makes it Live or pauses it (PATCH /campaigns/{id}). A campaign that cannot send yet is
- * refused going Live with what it lacks (CAMPAIGN_CANNOT_SEND).
+ * Renames a campaign, makes it Live, pauses or archives it (PATCH /campaigns/{id}). A campaign that cannot send yet
+ * is refused going Live with what it lacks (CAMPAIGN_CANNOT_SEND); an archived one is refused any change but being
+ * brought back, Paused or Draft (CAMPAIGN_ARCHIVED).
  */
 export async function execute(this: IExecuteFunctions, itemIndex: number, settings: RunSettings): Promise<IDataObject> {
   const campaignId = readCampaignId.call(this, itemIndex);
