@@ -656,3 +656,65 @@ describe('preview and bot', () => {
     await phone.close();
   });
 });
+
+describe('archiving', () => {
+  test('an admin archives a campaign after a second click; it leaves the table, shows under the archived ones, read as text, and comes back paused', async () => {
+    const made = (await v1('POST', 'campaigns', { name: `Old promo ${HOSTILE}`, channel: 'sms' })).body;
+    await page.goto(url(`/console/campaigns?id=${made.id}`));
+    await heading(page).filter({ hasText: 'Old promo' }).waitFor();
+    await page.getByRole('button', { name: 'Archive campaign' }).click();
+    await page.getByText('no longer keeps its list from being deleted').waitFor();
+    expect((await v1('GET', `campaigns/${made.id}`)).body.status).toBe('draft');
+    await page.getByRole('button', { name: 'Archive the campaign' }).click();
+    await status('Campaign archived.').waitFor();
+    expect((await v1('GET', `campaigns/${made.id}`)).body.status).toBe('archived');
+    await page.locator('.campaign-facts').waitFor();
+    expect(await page.locator('form.campaign-form').count()).toBe(0);
+    expect(await seriousViolations(page)).toEqual([]);
+    expect(await scriptRan(page)).toBe(false);
+    await screenshot(page, 'campaign-archived');
+    await label('Question').fill('Are you open on Sunday?');
+    await page.getByRole('button', { name: 'Ask the bot' }).click();
+    await page.getByText('Nothing would be sent: the campaign is archived.').waitFor();
+
+    await page.getByRole('link', { name: '← All campaigns' }).click();
+    await heading(page)
+      .filter({ hasText: /^Campaigns$/ })
+      .waitFor();
+    await page.locator('main table tbody tr').first().waitFor();
+    expect(await page.getByRole('link', { name: `Old promo ${HOSTILE}` }).count()).toBe(0);
+    await page.getByRole('button', { name: 'Show archived campaigns' }).click();
+    await page.getByRole('heading', { name: 'Archived campaigns' }).waitFor();
+    await page.getByRole('link', { name: `Old promo ${HOSTILE}` }).waitFor();
+    expect(await page.locator('main table tbody tr').allInnerTexts()).toEqual([
+      `Old promo ${HOSTILE}\tArchived\tSMS\t—\t30/m`,
+    ]);
+    await screenshot(page, 'campaigns-archived');
+
+    await page.getByRole('link', { name: `Old promo ${HOSTILE}` }).click();
+    await page.getByRole('button', { name: 'Bring back' }).click();
+    await status('Brought back, paused.').waitFor();
+    await page.locator('form.campaign-form').waitFor();
+    expect((await v1('GET', `campaigns/${made.id}`)).body.status).toBe('paused');
+    expect(await page.getByRole('radio', { name: 'Archived' }).count()).toBe(0);
+  });
+
+  test('an agent sees the archived campaigns but can neither archive one nor bring one back', async () => {
+    const done = (await v1('POST', 'campaigns', { name: 'Done for agents', channel: 'sms' })).body;
+    expect((await v1('PATCH', `campaigns/${done.id}`, { status: 'archived' })).status).toBe(200);
+    const agent = await teamMember(gw, owner, 'agent', 'Archie Agent');
+    const agentContext = await newContext(browser);
+    const [name, value] = agent.cookie.split('=');
+    await agentContext.addCookies([{ name: name!, value: value!, url: gw.url }]);
+    const agentPage = await agentContext.newPage();
+    await agentPage.goto(url('/console/campaigns'));
+    await agentPage.getByRole('button', { name: 'Show archived campaigns' }).click();
+    await agentPage.getByRole('link', { name: 'Done for agents' }).click();
+    await agentPage.locator('.campaign-facts').waitFor();
+    expect(await agentPage.getByRole('button', { name: /Archive|Bring back/ }).count()).toBe(0);
+    await agentPage.goto(url(`/console/campaigns?id=${campaignId}`));
+    await agentPage.locator('.campaign-facts').waitFor();
+    expect(await agentPage.getByRole('button', { name: /Archive|Bring back/ }).count()).toBe(0);
+    await agentContext.close();
+  });
+});

@@ -248,3 +248,12 @@ test('the contacts of its list the campaign could not reach are counted beside i
   await page.locator('#funnel-totals-heading', { hasText: 'Quiet campaign' }).waitFor();
   expect(await notice.count()).toBe(0);
 });
+
+test("an archived campaign's funnel is read still: the picker offers it after the others, saying it is archived", async () => {
+  expect((await api('PATCH', `/campaigns/${campaignId}`, { status: 'archived' })).status).toBe(200);
+  await page.goto(url(`/console/funnel?id=${campaignId}`));
+  await page.locator('#funnel-totals-heading', { hasText: 'Spring' }).waitFor();
+  expect(await count(page, 'openingSent')).toBe('4');
+  const options = await page.getByLabel('Campaign', { exact: true }).locator('option').allTextContents();
+  expect(options.at(-1)).toMatch(/^Spring .*\(archived\)$/);
+});

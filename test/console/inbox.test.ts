@@ -322,6 +322,15 @@ test('filters: status, channel and campaign, as the API filters', async () => {
   expect(await seriousViolations(page)).toEqual([]);
   await page.getByLabel('Channel').selectOption('');
   await listShows(page, ['Sam', HOSTILE_NAME, 'Nadia', 'Ruth']);
+
+  // An archived campaign's conversations stay, and are found by it, named as archived.
+  expect((await api('PATCH', `/v1/campaigns/${campaign.id}`, { status: 'archived' })).status).toBe(200);
+  await page.reload();
+  await conversationButton(page, 'Sam').waitFor();
+  await page.getByLabel('Campaign').selectOption({ label: 'Spring <b>offer</b> (archived)' });
+  await listShows(page, ['Sam']);
+  await page.getByLabel('Campaign').selectOption('');
+  expect((await api('PATCH', `/v1/campaigns/${campaign.id}`, { status: 'draft' })).status).toBe(200);
 });
 
 test('usable by keyboard: a conversation opens with Enter and its heading takes focus', async () => {

@@ -48,6 +48,13 @@ function answeredBy(answer: BotTest): string {
 }
 
 /** Ask the saved campaign's bot a question as a contact would: its answer, or its hand-off and why. Nothing is sent. */
+/** Why the bot would send nothing, as the page says it. */
+const UNANSWERED_BECAUSE = {
+  bot_off: 'the bot is off for this campaign',
+  campaign_paused: 'the campaign is paused',
+  campaign_archived: 'the campaign is archived',
+} as const;
+
 export function BotTestPanel(props: { campaignId: string }) {
   const [answer, setAnswer] = useState<BotTest | undefined>(undefined);
   const [message, setMessage] = useState('');
@@ -113,9 +120,7 @@ function Answer({ answer }: { answer: BotTest }) {
       {reply.kind === 'unanswered' ? (
         <>
           <p class="label">
-            Nothing would be sent:{' '}
-            {reply.reason === 'campaign_paused' ? 'the campaign is paused' : 'the bot is off for this campaign'}. The
-            message would wait in the inbox for a person.
+            Nothing would be sent: {UNANSWERED_BECAUSE[reply.reason]}. The message would wait in the inbox for a person.
           </p>
           <p class="note">Once the bot answers again, it would answer this so:</p>
           <BotAnswer reply={reply.botReply} />

@@ -223,18 +223,21 @@ export function CampaignForm(props: {
         )}
         <fieldset>
           <legend>{L.status}</legend>
-          {(Object.entries(STATUS_LABEL) as Array<[Campaign['status'], string]>).map(([value, label]) => (
-            <label class="choice" key={value}>
-              <input
-                type="radio"
-                name="c-status"
-                value={value}
-                checked={d.status === value}
-                onChange={() => set('status')(value)}
-              />
-              {label}
-            </label>
-          ))}
+          {/* Archiving has its own panel, behind a second step: the form never archives by a radio left checked. */}
+          {(Object.entries(STATUS_LABEL) as Array<[Campaign['status'], string]>)
+            .filter(([value]) => value !== 'archived')
+            .map(([value, label]) => (
+              <label class="choice" key={value}>
+                <input
+                  type="radio"
+                  name="c-status"
+                  value={value}
+                  checked={d.status === value}
+                  onChange={() => set('status')(value)}
+                />
+                {label}
+              </label>
+            ))}
         </fieldset>
       </fieldset>
 

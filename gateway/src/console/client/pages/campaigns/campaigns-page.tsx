@@ -17,6 +17,7 @@ import { UNREACHABLE_ANCHOR, UnreachableNotice } from './reach.js';
 import { UnreachablePanel } from './unreachable-contacts.js';
 import { PreviewPanel } from './preview.js';
 import { UnansweredPanel } from './unanswered.js';
+import { ArchivePanel } from './archive-panel.js';
 
 /** The ?id= of the form for a campaign not yet created. */
 const NEW = 'new';
@@ -33,6 +34,8 @@ export function CampaignsPage({ session }: { session: SessionInfo }) {
   const [notice, setNotice] = useState<string | undefined>(undefined);
   // What messaging the list's contacts did as a new campaign was created Live, for its page to say.
   const [reach, setReach] = useState<ReachOutcome | undefined>(undefined);
+  // The table shows the campaigns in use, or, asked for, the archived ones.
+  const [archived, setArchived] = useState(false);
   useEffect(() => void allPages<List>('/v1/lists').then((r) => setLists(r.items)), []);
   const open = (id: string | null) => {
     setNotice(undefined);
@@ -72,7 +75,16 @@ export function CampaignsPage({ session }: { session: SessionInfo }) {
         onBack={() => open(null)}
       />
     );
-  return <CampaignTable lists={lists} open={open} readOnly={readOnly} />;
+  return (
+    <CampaignTable
+      key={String(archived)}
+      lists={lists}
+      open={open}
+      readOnly={readOnly}
+      archived={archived}
+      onArchived={setArchived}
+    />
+  );
 }
 
 function BackLink(props: { onBack: () => void }) {
@@ -95,8 +107,18 @@ function BackLink(props: { onBack: () => void }) {
 const READ_ONLY_NOTE =
   'Your role (agent) reads campaigns and tries their bot; an admin or the account’s owner creates and changes them.';
 
-function CampaignTable(props: { lists: List[]; open: (id: string) => void; readOnly: boolean }) {
-  const paged = usePaged<Campaign>('/v1/campaigns');
+/** Why an admin reads an archived campaign's settings as text. */
+const ARCHIVED_NOTE = 'An archived campaign is read as text: bring it back (above) to change it.';
+
+function CampaignTable(props: {
+  lists: List[];
+  open: (id: string) => void;
+  readOnly: boolean;
+  /** Whether the table shows the archived campaigns, which the API lists only when asked for. */
+  archived: boolean;
+  onArchived: (archived: boolean) => void;
+}) {
+  const paged = usePaged<Campaign>(props.archived ? '/v1/campaigns?status=archived' : '/v1/campaigns');
   const listName = (id: string | null) => (id ? (props.lists.find((l) => l.id === id)?.name ?? id) : '—');
   return (
     <>
@@ -110,11 +132,16 @@ function CampaignTable(props: { lists: List[]; open: (id: string) => void; readO
           </button>
         </p>
       )}
-      <Panel title="Your campaigns" id="campaigns-heading">
+      <Panel title={props.archived ? 'Archived campaigns' : 'Your campaigns'} id="campaigns-heading">
+        <p>
+          <button type="button" class="secondary" onClick={() => props.onArchived(!props.archived)}>
+            {props.archived ? 'Show campaigns in use' : 'Show archived campaigns'}
+          </button>
+        </p>
         {!paged.items ? (
           <Loading error={paged.error} />
         ) : paged.items.length === 0 ? (
-          <p>No campaigns yet.</p>
+          <p>{props.archived ? 'No archived campaigns.' : 'No campaigns yet.'}</p>
         ) : (
           <div class="table-scroll" role="region" aria-label="Table of your campaigns" tabIndex={0}>
             <table>
@@ -187,6 +214,7 @@ function CampaignView(props: {
     setReach(outcome);
     if (outcome?.reached) void load();
   };
+  const archived = campaign?.status === 'archived';
   if (!campaign)
     return (
       <>
@@ -203,14 +231,16 @@ function CampaignView(props: {
         <span class={`badge status-${campaign.status}`}>{STATUS_LABEL[campaign.status]}</span>{' '}
         {CHANNEL_LABEL[campaign.channel]} campaign, last saved {new Date(campaign.updatedAt).toLocaleString()}.
       </p>
+      {/* One place for both states, so that what archiving or bringing back did is still said once it is done. */}
+      {!props.readOnly && <ArchivePanel campaign={campaign} onChanged={setCampaign} />}
       <UnreachableNotice campaign={campaign} unreachable={unreachable} onCampaignPage />
       {!answersOnly(campaign.channel) && (
         <OpeningsPanel campaign={campaign} admin={!props.readOnly} reach={reach} onReached={reached} />
       )}
       <Panel title="Settings" id="settings-heading">
-        {props.readOnly ? (
+        {props.readOnly || archived ? (
           <>
-            <p class="current">{READ_ONLY_NOTE}</p>
+            <p class="current">{props.readOnly ? READ_ONLY_NOTE : ARCHIVED_NOTE}</p>
             <CampaignFacts campaign={campaign} lists={props.lists} />
           </>
         ) : (

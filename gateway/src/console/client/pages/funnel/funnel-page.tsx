@@ -9,18 +9,23 @@ import { FunnelBars } from './funnel-bars.js';
 import { FunnelChart, FunnelTable } from './funnel-chart.js';
 import { Button } from '../../components/button.js';
 
-/** Every campaign of the account, walking the pages of GET /v1/campaigns. */
+/**
+ * Every campaign of the account, walking the pages of GET /v1/campaigns, then the archived ones after them: a
+ * finished campaign's funnel is read still.
+ */
 async function allCampaigns(): Promise<{ campaigns?: Campaign[]; error?: string }> {
   const campaigns: Campaign[] = [];
-  let cursor: string | null = null;
-  do {
-    const res: ApiResult<PageOf<Campaign>> = await get(
-      `/v1/campaigns?limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
-    );
-    if (!res.ok || !res.data) return { error: res.error };
-    campaigns.push(...res.data.data);
-    cursor = res.data.nextCursor;
-  } while (cursor);
+  for (const filter of ['', '&status=archived']) {
+    let cursor: string | null = null;
+    do {
+      const res: ApiResult<PageOf<Campaign>> = await get(
+        `/v1/campaigns?limit=200${filter}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+      );
+      if (!res.ok || !res.data) return { error: res.error };
+      campaigns.push(...res.data.data);
+      cursor = res.data.nextCursor;
+    } while (cursor);
+  }
   return { campaigns };
 }
 

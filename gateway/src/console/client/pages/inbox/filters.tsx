@@ -32,8 +32,13 @@ const setCount = (f: Filters) => [f.status, f.failed, f.channel, f.campaignId].f
 export function FilterBar(props: { value: Filters; onChange: (f: Filters) => void }) {
   const [shown, setShown] = useState(false);
   const [campaigns, setCampaigns] = useState<Array<Pick<Campaign, 'id' | 'name'>>>([]);
+  // The archived campaigns after the others: their conversations stay, and are found by them.
   useEffect(() => {
-    void get<PageOf<Campaign>>('/v1/campaigns?limit=200').then((res) => res.ok && setCampaigns(res.data!.data));
+    const read = (query: string) =>
+      get<PageOf<Campaign>>(`/v1/campaigns?limit=200${query}`).then((res) => (res.ok ? res.data!.data : []));
+    void Promise.all([read(''), read('&status=archived')]).then(([inUse, archived]) =>
+      setCampaigns([...inUse, ...archived.map((c) => ({ id: c.id, name: `${c.name} (archived)` }))]),
+    );
   }, []);
   const set = (key: keyof Filters) => (e: Event) =>
     props.onChange({ ...props.value, [key]: (e.currentTarget as HTMLSelectElement).value });
