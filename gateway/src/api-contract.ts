@@ -42,6 +42,8 @@ export const TEXT_LIMITS = {
   creditDescription: 500,
   botTestMessage: 4000,
   teamMessage: 4096,
+  /** A note the team leaves on a conversation: as long as a team reply may be. */
+  note: 4096,
 } as const;
 
 /** How many custom fields a contact holds, and so how many columns an import maps to them. */

@@ -25,7 +25,8 @@ export type IdPrefix =
   | 'ses'
   | 'xid'
   | 'lsm'
-  | 'unq';
+  | 'unq'
+  | 'nte';
 
 export const newId = (prefix: IdPrefix): string => `${prefix}_${random()}`;
 

@@ -227,6 +227,7 @@ const aState = async () => ({
   imports: (await api(ctx.gw, a, 'GET', `lists/${A.importList.id}/imports`)).body,
   webhook: (await api(ctx.gw, a, 'GET', `webhooks/${A.webhook.id}`)).body,
   bot: (await api(ctx.gw, a, 'GET', 'settings/bot')).body,
+  notes: (await api(ctx.gw, a, 'GET', `conversations/${A.message.conversationId}/notes`)).body,
 });
 const B: Record<string, any> = {};
 
@@ -245,10 +246,15 @@ beforeAll(async () => {
   const chat = await api(ctx.gw, b, 'POST', 'incoming_custom_channel_message', {
     body: incoming({ fromId: unique('b-visitor'), body: 'hi from B' }),
   });
-  B.chatContactId = (await api(ctx.gw, b, 'GET', `messages/${chat.body.messageId}`)).body.contactId;
-  expect([A.importList.id, A.import.id, B.contact.id, B.list.id, B.campaign.id, B.chatContactId].every(Boolean)).toBe(
-    true,
-  );
+  const bMessage = (await api(ctx.gw, b, 'GET', `messages/${chat.body.messageId}`)).body;
+  B.chatContactId = bMessage.contactId;
+  B.conversationId = bMessage.conversationId;
+  A.note = (
+    await api(ctx.gw, a, 'POST', `conversations/${A.message.conversationId}/notes`, { body: { text: 'A only' } })
+  ).body;
+  expect(
+    [A.importList.id, A.import.id, A.note.id, B.contact.id, B.list.id, B.campaign.id, B.chatContactId].every(Boolean),
+  ).toBe(true);
   Object.assign(before, await aState());
   expect(before.funnel).toEqual(zeros);
 });
@@ -342,6 +348,34 @@ const byPath: Array<[string, string, (id: string) => Promise<Reply>, () => strin
     (id) => api(ctx.gw, b, 'POST', `conversations/${id}/read`),
     () => A.message.conversationId,
     'cnv_missing',
+  ],
+  [
+    'POST /conversations/{id}/notes',
+    'CONVERSATION_NOT_FOUND',
+    (id) => api(ctx.gw, b, 'POST', `conversations/${id}/notes`, { body: { text: 'Read by B' } }),
+    () => A.message.conversationId,
+    'cnv_missing',
+  ],
+  [
+    'GET /conversations/{id}/notes',
+    'CONVERSATION_NOT_FOUND',
+    (id) => api(ctx.gw, b, 'GET', `conversations/${id}/notes`),
+    () => A.message.conversationId,
+    'cnv_missing',
+  ],
+  [
+    'DELETE /conversations/{id}/notes/{noteId}',
+    'CONVERSATION_NOT_FOUND',
+    (id) => api(ctx.gw, b, 'DELETE', `conversations/${id}/notes/${A.note.id}`),
+    () => A.message.conversationId,
+    'cnv_missing',
+  ],
+  [
+    'DELETE /conversations/{id}/notes/{noteId} on its own conversation',
+    'NOTE_NOT_FOUND',
+    (id) => api(ctx.gw, b, 'DELETE', `conversations/${B.conversationId}/notes/${id}`),
+    () => A.note.id,
+    'nte_missing',
   ],
   ['GET /lists/{id}', 'LIST_NOT_FOUND', (id) => api(ctx.gw, b, 'GET', `lists/${id}`), () => A.list.id, 'lst_missing'],
   [

@@ -58,6 +58,8 @@ const ROUTES: Record<string, string[]> = {
   '/conversations/{id}': ['get'],
   '/conversations/{id}/assign': ['post'],
   '/conversations/{id}/read': ['post'],
+  '/conversations/{id}/notes': ['get', 'post'],
+  '/conversations/{id}/notes/{noteId}': ['delete'],
   '/conversations/retry-failed': ['post'],
   '/conversations/{id}/retry-failed': ['post'],
   '/channels': ['get'],
@@ -312,7 +314,7 @@ test('every operation has a unique operationId, a tag the document lists, a desc
     }
   }
   expect(new Set(ids).size).toBe(ids.length);
-  expect(ids).toHaveLength(81);
+  expect(ids).toHaveLength(84);
 });
 
 test('each error status lists the codes its operation can answer; the headers of limits and retries are described', () => {

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { contact } from './contacts.js';
 import { importAnswer } from './lists.js';
 import { conversation, delivery, message } from './messages.js';
+import { note } from './notes.js';
 import { FUNNEL_STEPS } from '../api-contract.js';
 import { UNREACHABLE_REASONS } from './campaigns.js';
 import { timestamp } from './shared.js';
@@ -27,6 +28,9 @@ export const contactExport = z
       .describe('Every phone, email and external ID the gateway finds the contact by'),
     conversations: z.array(conversation).describe('One per channel the contact was talked to on'),
     messages: z.array(message).describe('Every message in and out, oldest first'),
+    notes: z
+      .array(note)
+      .describe("The team's private notes on its conversations, oldest first: never shown to the contact"),
     files: z
       .array(
         z.object({

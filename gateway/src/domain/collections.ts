@@ -52,6 +52,12 @@ export const collections: CollectionSpec[] = [
       providerMessageId: { unique: true, fields: ['accountId', 'providerMessageId'] },
     },
   },
+  // The team's notes on a conversation (domain/notes.ts): read by conversation, oldest first; found by contact for its
+  // export, its erasure and its merge.
+  {
+    name: 'notes',
+    indexes: { conversation: { fields: ['conversationId'] }, contact: { fields: ['contactId'] } },
+  },
   {
     name: 'conversations',
     indexes: {

@@ -8,6 +8,7 @@ import { importsNaming, rowsNaming } from './imports.js';
 import { listsOfContact } from './lists.js';
 import type { Media } from './media.js';
 import { deliveriesOf, publicMessage, type Message } from './messages.js';
+import { notesOfContact, publicNote } from './notes.js';
 import { openingsOf, stateOf, type Opening } from './openings.js';
 import { unreachableReasonsOf } from './reach.js';
 import type { Unanswered } from './unanswered.js';
@@ -84,15 +85,16 @@ async function identifiersOf(r: Reader, contact: Contact): Promise<Answer<typeof
 
 /**
  * GET /v1/contacts/{id}/export: everything the account holds about the contact, in one JSON document: the contact,
- * every address it is found by, its conversations and messages, its files as links, its lists, the rows of import
+ * every address it is found by, its conversations and messages, the team's notes on them, its files as links, its lists, the rows of import
  * reports naming it, what its campaigns recorded about it and the questions their bots could not answer, its consent,
  * and the deliveries of events about it: all its erasure removes (engine/erase-contact.ts).
  */
 export async function exportContact(r: Reader, accountId: string, id: string): Promise<Answer<typeof contactExport>> {
   const contact = await getContact(r, accountId, id);
-  const [conversations, messages, lists, identifiers, imports] = await Promise.all([
+  const [conversations, messages, notes, lists, identifiers, imports] = await Promise.all([
     conversationsOfContact(r, id),
     r.find<Message>('messages', 'contact', [id]),
+    notesOfContact(r, id),
     listsOfContact(r, id),
     identifiersOf(r, contact),
     importsNaming(r, accountId, id),
@@ -115,6 +117,7 @@ export async function exportContact(r: Reader, accountId: string, id: string): P
     identifiers,
     conversations: await Promise.all(conversations.map((c) => conversationAnswer(r, c, contact))),
     messages: messages.map((m) => publicMessage(m)),
+    notes: notes.map(publicNote),
     files: messages.flatMap((m, i) => {
       if (!m.media) return [];
       const kept = media[i];

@@ -2,7 +2,7 @@ import type { Change, Json, Tx } from '../store/store.js';
 
 /**
  * What the inbox hears of a transaction, conversation by conversation: the messages it added and the statuses
- * they reached, who has the conversation, and how it stands. Published once per conversation per transaction (a
+ * they reached, the team's notes added and deleted, who has the conversation, and how it stands. Published once per conversation per transaction (a
  * conversation written five times by one incoming message is told once, as it ends up), and only when something the
  * inbox shows changed: the engine's own bookkeeping (a follow-up scheduled) tells nothing. Ids and short words
  * only: whoever is told reads the rest through /v1, under the rules of its role.
@@ -36,6 +36,8 @@ interface Pending {
   after: ShownConversation | undefined;
   created: Array<[string, string, string | null]>;
   statuses: Map<string, string>;
+  /** The team's notes added or deleted (domain/notes.ts), each as [id, 'created' | 'deleted']. */
+  notes: Array<[string, 'created' | 'deleted']>;
   told: boolean;
   /** Gone in this transaction: told as removed, whatever was written of it before. */
   removed: boolean;
@@ -58,6 +60,7 @@ function pending(tx: Tx, accountId: string, conversationId: string): Pending {
         after: undefined,
         created: [],
         statuses: new Map(),
+        notes: [],
         told: false,
         removed: false,
         touched: false,
@@ -95,6 +98,22 @@ export function messageStatusChanged(
   publish(tx, conversationId, p);
 }
 
+/**
+ * A note of the team's was added to the conversation or deleted from it: whoever shows the conversation reads its
+ * notes again. The conversation itself is unchanged: nothing of how it stands is told.
+ */
+export function noteChanged(
+  tx: Tx,
+  accountId: string,
+  conversationId: string,
+  noteId: string,
+  change: 'created' | 'deleted',
+): void {
+  const p = pending(tx, accountId, conversationId);
+  p.notes.push([noteId, change]);
+  publish(tx, conversationId, p);
+}
+
 /** Its contact was corrected (a name, a phone, an email): whoever shows the conversation reads it again. */
 export function conversationContactCorrected(tx: Tx, shown: ShownConversation): void {
   const p = pending(tx, shown.accountId, shown.id);
@@ -124,6 +143,7 @@ function publish(tx: Tx, conversationId: string, p: Pending): void {
   // A message added in this transaction is read whole by whoever hears of it: its status needs no telling.
   const updated = [...p.statuses].filter(([id]) => !created.has(id));
   if (updated.length > 0) change.updated = updated;
+  if (p.notes.length > 0) change.notes = p.notes;
   const { before, after } = p;
   if (after) {
     if (before ? before.assigneeId !== after.assigneeId : before === null && after.assigneeId !== null)
@@ -149,6 +169,8 @@ export interface InboxEvent {
   event:
     | 'message.created'
     | 'message.updated'
+    | 'note.created'
+    | 'note.deleted'
     | 'conversation.assigned'
     | 'conversation.updated'
     | 'conversation.removed';
@@ -157,7 +179,7 @@ export interface InboxEvent {
 
 /**
  * The events a published change stands for, in the order a reader wants them: the new messages, the statuses of
- * older ones, the assignment, then how the conversation stands; or that it is gone. Nothing for a change of another
+ * older ones, the notes added and deleted, the assignment, then how the conversation stands; or that it is gone. Nothing for a change of another
  * kind.
  */
 export function inboxEvents(change: Change): InboxEvent[] {
@@ -170,6 +192,9 @@ export function inboxEvents(change: Change): InboxEvent[] {
   }
   for (const [messageId, status] of (change.updated ?? []) as Array<[string, string]>) {
     events.push({ event: 'message.updated', data: { conversationId, messageId, status } });
+  }
+  for (const [noteId, what] of (change.notes ?? []) as Array<[string, 'created' | 'deleted']>) {
+    events.push({ event: `note.${what}`, data: { conversationId, noteId } });
   }
   if ('assigneeId' in change)
     events.push({ event: 'conversation.assigned', data: { conversationId, assigneeId: change.assigneeId ?? null } });

@@ -14,6 +14,7 @@ import { reassignInImports } from '../domain/imports.js';
 import { moveSteps } from '../domain/funnel.js';
 import type { Membership } from '../domain/lists.js';
 import type { Message } from '../domain/messages.js';
+import { notesOfContact } from '../domain/notes.js';
 import { moveUnreachable } from '../domain/reach.js';
 import type { Tx } from '../store/store.js';
 import { replyKey } from './bot-reply.js';
@@ -22,7 +23,7 @@ import { openingsOf, stopOpenings } from '../domain/openings.js';
 
 /**
  * DELETE /v1/contacts/{id}: erasure (GDPR Art. 17). In one transaction the contact goes with everything held about
- * it: its conversations and messages, its files' records, its lists, search keys and external IDs, its openings,
+ * it: its conversations and messages, the team's notes on them, its files' records, its lists, search keys and external IDs, its openings,
  * failed openings, funnel and reach records, its rows in import reports, the unanswered questions it asked, the
  * deliveries of events about it, and the jobs still waiting for it: follow-ups, openings and bot replies are
  * cancelled; a send or a delivery waiting holds only the id of what is gone, and ends doing nothing when it runs. The
@@ -52,6 +53,7 @@ export async function eraseContact(gw: Gateway, accountId: string, contactId: st
     await forgetAnswersNaming(tx, contactId);
     const messages = await tx.find<Message>('messages', 'contact', [contactId]);
     const campaigns = await forgetConversations(tx, contact, messages);
+    for (const n of await notesOfContact(tx, contactId)) await tx.remove('notes', n.id);
     for (const d of await deliveriesOfContact(tx, contactId, messages)) {
       await tx.remove('deliveries', d.id);
     }

@@ -18,6 +18,7 @@ import { moveAnswersNaming } from '../domain/idempotency.js';
 import { reassignInImports } from '../domain/imports.js';
 import type { Membership } from '../domain/lists.js';
 import type { Message } from '../domain/messages.js';
+import { moveNotes } from '../domain/notes.js';
 import { openingKey, openingsOf, stateOf, type Opening } from '../domain/openings.js';
 import { campaignById, stopped } from '../domain/campaigns.js';
 import { followUpFrom, scheduleFollowUp } from './follow-ups.js';
@@ -33,7 +34,7 @@ import type { Tx } from '../store/store.js';
 
 /**
  * POST /v1/contacts/{id}/merge {"contactId"}: the other contact (a duplicate) becomes this one. Its conversations,
- * messages, lists, openings, funnel records, deliveries, rows in import reports, answers kept for an Idempotency-Key
+ * messages, the team's notes, lists, openings, funnel records, deliveries, rows in import reports, answers kept for an Idempotency-Key
  * and external IDs move here; a conversation on a channel this
  * contact has one on too is folded into that one. This contact keeps its own names, phone, email and custom fields
  * and takes the other's where it has none; the other is gone, so one contact is left per phone and email. The
@@ -59,6 +60,7 @@ export async function mergeContacts(gw: Gateway, accountId: string, id: string, 
         conversationId: (m.conversationId && folded.get(m.conversationId)) ?? m.conversationId,
       });
     }
+    await moveNotes(tx, otherId, id, folded);
     for (const campaignId of campaigns) {
       await moveSteps(tx, campaignId, otherId, id);
       await moveUnreachable(tx, campaignId, otherId, id);

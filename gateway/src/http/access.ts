@@ -48,6 +48,9 @@ export const ROUTE_ACCESS: Readonly<Record<string, Readonly<Partial<Record<HttpM
   '/v1/conversations/:id/retry-failed': { POST: 'team' },
   '/v1/conversations/:id/assign': { POST: 'team' },
   '/v1/conversations/:id/read': { POST: 'team' },
+  '/v1/conversations/:id/notes': { GET: 'team', POST: 'team' },
+  // A note's author deletes it, as do the owner and admins: the route checks the author (domain/notes.ts).
+  '/v1/conversations/:id/notes/:noteId': { DELETE: 'team' },
   '/v1/campaigns': { GET: 'team', POST: 'admins' },
   '/v1/campaigns/opening-price': { POST: 'team' },
   '/v1/campaigns/:id': { GET: 'team', PATCH: 'admins' },

@@ -41,6 +41,7 @@ import {
   retryReport,
   sent,
 } from '../contract/messages.js';
+import { note } from '../contract/notes.js';
 import { page } from '../contract/shared.js';
 import * as schemas from './schemas.js';
 
@@ -151,7 +152,7 @@ export const OPERATIONS: Record<string, Partial<Record<'get' | 'post' | 'put' | 
       tag: 'Contacts',
       summary: 'Erase a contact',
       description:
-        "GDPR erasure: the contact, its conversations, messages, files, list memberships, search entries, waiting jobs, webhook deliveries, the answers kept for an Idempotency-Key naming it and the provider's entries naming it that could never be processed are gone; " +
+        "GDPR erasure: the contact, its conversations, messages, the team's notes on them, files, list memberships, search entries, waiting jobs, webhook deliveries, the answers kept for an Idempotency-Key naming it and the provider's entries naming it that could never be processed are gone; " +
         'its messages a provider brought before the erasure and still to be processed are dropped, a STOP among them still kept as its opt-out; ' +
         'the rows naming it of imports sent before the erasure and not applied yet are rejected (CONTACT_ERASED); ' +
         'campaign counts stay, naming nobody. A contact who opted out stays opted out: its addresses are kept as keyed hashes, so the same phone, email or ID comes back opted out. Owner and admins.',
@@ -165,7 +166,7 @@ export const OPERATIONS: Record<string, Partial<Record<'get' | 'post' | 'put' | 
       tag: 'Contacts',
       summary: 'Merge a duplicate into this contact',
       description:
-        "The other contact's conversations, messages, lists and external IDs move to this one (a conversation on a channel this one has one on is folded into it); " +
+        "The other contact's conversations, messages, the team's notes, lists and external IDs move to this one (a conversation on a channel this one has one on is folded into it, its notes with it); " +
         "this contact keeps its names, phone, email and custom fields and takes the other's where it has none; an opt-out of either holds. The other is gone. Owner and admins. " +
         'A merge that would leave the contact more than 50 custom fields or 20 external IDs is 409 MERGE_TOO_LARGE, naming each limit in error.fields, and nothing moves.',
       body: schemas.contactMerge,
@@ -179,7 +180,7 @@ export const OPERATIONS: Record<string, Partial<Record<'get' | 'post' | 'put' | 
       tag: 'Contacts',
       summary: 'Everything held about a contact',
       description:
-        'One JSON document (a GDPR access request): the contact, its conversations and messages, its files as links, its lists, the rows of import reports naming it, what its campaigns recorded about it and the questions their bots could not answer, its consent, and the webhook deliveries of events about it. Owner and admins.',
+        "One JSON document (a GDPR access request): the contact, its conversations and messages, the team's notes on them, its files as links, its lists, the rows of import reports naming it, what its campaigns recorded about it and the questions their bots could not answer, its consent, and the webhook deliveries of events about it. Owner and admins.",
       answers: { 200: contactExport },
       errors: notFound('CONTACT'),
     },
@@ -585,6 +586,40 @@ export const OPERATIONS: Record<string, Partial<Record<'get' | 'post' | 'put' | 
       description: 'Its unread count goes back to 0.',
       answers: { 200: conversation },
       errors: notFound('CONVERSATION'),
+    },
+  },
+  '/conversations/{id}/notes': {
+    post: {
+      id: 'addConversationNote',
+      tag: 'Conversations',
+      summary: 'Leave the team a note on a conversation',
+      description:
+        'A private note ("wants a quote by Friday"), signed by the member who wrote it (null for the API key): it never reaches the contact, the bot, a webhook or the conversation\'s messages, and changes nothing of the conversation (status, assignee, unread, needsReply, bot). The text is trimmed, 1 to 4096 characters. ' +
+        'The same Idempotency-Key with the same body answers the first note again (Idempotent-Replayed: true) and adds nothing.',
+      body: schemas.noteCreate,
+      takes: ['Idempotency-Key'],
+      headers: ['Idempotent-Replayed'],
+      answers: { 201: note },
+      errors: keyed(notFound('CONVERSATION')),
+    },
+    get: {
+      id: 'listConversationNotes',
+      tag: 'Conversations',
+      summary: "A conversation's notes, oldest first",
+      paged: true,
+      answers: { 200: page(note) },
+      errors: notFound('CONVERSATION'),
+    },
+  },
+  '/conversations/{id}/notes/{noteId}': {
+    delete: {
+      id: 'deleteConversationNote',
+      tag: 'Conversations',
+      summary: 'Delete a note',
+      description:
+        "Its author deletes it, and so do the owner and admins (and the API key); another agent's is 403 FORBIDDEN.",
+      answers: { 204: null },
+      errors: { 403: ['FORBIDDEN'], ...notFound('CONVERSATION', 'NOTE') },
     },
   },
   '/incoming_custom_channel_message': {

@@ -786,6 +786,11 @@ export const assignment = z.object({
     ),
 });
 
+/** POST /v1/conversations/{id}/notes: held to a team reply's rules; the route trims it. */
+export const noteCreate = z.object({
+  text: nonBlank(T.note).describe(`What the team should know, 1 to ${T.note} characters; seen by the team only`),
+});
+
 export const botState = z.object({ active: z.boolean({ error: 'must be true or false' }) });
 
 export const teamMessage = z.object({

@@ -2,12 +2,14 @@ import type { Gateway } from '../../context.js';
 import { assignConversation } from '../../domain/assignment.js';
 import { conversationAnswer, conversationsOf, getConversation, type Conversation } from '../../domain/conversations.js';
 import { getMember } from '../../domain/members.js';
+import { addNote, deleteNote, notesOf, publicNote } from '../../domain/notes.js';
 import { markRead } from '../../domain/read-state.js';
 import { retryFailed } from '../../engine/retry.js';
-import { readPage } from '../paging.js';
+import { accountPage, readPage } from '../paging.js';
+import { idempotentAnswer } from '../idempotent-answer.js';
 import { jsonBody } from '../middleware/json-body.js';
-import { accountOf, actorOf, parse, route, sendDurable, type Routes } from '../route.js';
-import { assignment, conversationQuery } from '../schemas.js';
+import { accountOf, actorOf, bySession, parse, route, sendDurable, type Routes } from '../route.js';
+import { assignment, conversationQuery, noteCreate } from '../schemas.js';
 
 /** Conversations, newest activity first (the inbox). */
 export function conversationsRoutes(v1: Routes, gw: Gateway): void {
@@ -65,6 +67,35 @@ export function conversationsRoutes(v1: Routes, gw: Gateway): void {
   route(v1, '/conversations/:id/read', {
     post: async (req, res) => {
       res.json(await withContact(await markRead(gw, accountOf(res).id, String(req.params.id))));
+    },
+  });
+  route(v1, '/conversations/:id/notes', {
+    post: [
+      jsonBody(),
+      async (req, res) => {
+        const text = parse(noteCreate, req.body).text.trim();
+        const accountId = accountOf(res).id;
+        // Signed by the member who wrote it; a workflow with the API key is nobody of the team.
+        const author = bySession(res) ? actorOf(res) : null;
+        // A note whose answer was lost, added again with its Idempotency-Key, is added once.
+        const { status, response } = await idempotentAnswer(gw, req, res, accountId, 201, async (keep) =>
+          publicNote(
+            await addNote(gw, accountId, String(req.params.id), text, author, (tx, made) => keep(tx, publicNote(made))),
+          ),
+        );
+        res.status(status).json(response);
+      },
+    ],
+    get: accountPage(
+      gw,
+      (account, req, page) => notesOf(gw.store, account.id, String(req.params.id), page),
+      publicNote,
+    ),
+  });
+  route(v1, '/conversations/:id/notes/:noteId', {
+    delete: async (req, res) => {
+      await deleteNote(gw, accountOf(res).id, String(req.params.id), String(req.params.noteId), actorOf(res));
+      res.status(204).end();
     },
   });
 }

@@ -450,6 +450,15 @@ CREATE INDEX IF NOT EXISTS "transactions_by_grantedByDay" ON "transactions" ((do
   WHERE doc->>'grantedBy' IS NOT NULL AND doc->>'day' IS NOT NULL;
 `,
   },
+  {
+    version: 30,
+    name: "the team's notes on a conversation, found by conversation and by contact",
+    sql: `
+CREATE TABLE IF NOT EXISTS "notes" (id text PRIMARY KEY, seq bigint GENERATED ALWAYS AS IDENTITY UNIQUE, doc jsonb NOT NULL);
+CREATE INDEX IF NOT EXISTS "notes_by_conversation" ON "notes" ((doc->>'conversationId'), seq) WHERE doc->>'conversationId' IS NOT NULL;
+CREATE INDEX IF NOT EXISTS "notes_by_contact" ON "notes" ((doc->>'contactId'), seq) WHERE doc->>'contactId' IS NOT NULL;
+`,
+  },
 ];
 
 /** Arbitrary and fixed: the advisory lock under which one process at a time migrates a database. */
