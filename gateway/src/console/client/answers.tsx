@@ -28,6 +28,7 @@ import type { contact, listContact } from '../../contract/contacts.js';
 import type { creditEntry, creditsAnswer, lowBalanceAnswer, subAccount } from '../../contract/credits.js';
 import type { importAnswer, list, listAddition } from '../../contract/lists.js';
 import type { conversation, message, messageWithDeliveries, retryReport } from '../../contract/messages.js';
+import type { note } from '../../contract/notes.js';
 import type { Answer, page } from '../../contract/shared.js';
 
 /** A page of any list endpoint: `data`, and the cursor of the next page (null on the last). */
@@ -46,6 +47,8 @@ export type Message = Answer<typeof message>;
 /** GET /v1/messages/{id}: the message with its deliveries and their attempts. */
 export type MessageWithDeliveries = Answer<typeof messageWithDeliveries>;
 export type RetryReport = Answer<typeof retryReport>;
+/** A note of the team's on a conversation (GET /v1/conversations/{id}/notes). */
+export type Note = Answer<typeof note>;
 
 export type Campaign = Answer<typeof campaign>;
 /** GET /v1/campaigns/{id}: the campaign, with the contacts of its list it could not reach. */

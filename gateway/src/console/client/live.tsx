@@ -11,6 +11,8 @@ export interface LiveEvent {
   event:
     | 'message.created'
     | 'message.updated'
+    | 'note.created'
+    | 'note.deleted'
     | 'conversation.assigned'
     | 'conversation.updated'
     | 'conversation.removed'
@@ -21,6 +23,7 @@ export interface LiveEvent {
   data: {
     conversationId?: string;
     messageId?: string;
+    noteId?: string;
     direction?: 'incoming' | 'outgoing';
     assigneeId?: string | null;
     campaignId?: string;
@@ -39,6 +42,8 @@ const STREAM_PATH = '/console/api/stream';
 const EVENTS: Array<LiveEvent['event']> = [
   'message.created',
   'message.updated',
+  'note.created',
+  'note.deleted',
   'conversation.assigned',
   'conversation.updated',
   'conversation.removed',

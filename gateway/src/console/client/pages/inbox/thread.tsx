@@ -1,7 +1,7 @@
 import { Fragment } from 'preact';
 import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { answersOnly, TEXT_LIMITS } from '../../../../api-contract.js';
-import type { Contact, Conversation, Message, PageOf } from '../../answers.js';
+import type { Contact, Conversation, Message, Note, PageOf } from '../../answers.js';
 import { call, get, type ApiResult } from '../../api.js';
 import { useAction } from '../../components/action.js';
 import { useIdempotencyKey } from '../../components/idempotency-key.js';
@@ -22,6 +22,7 @@ import {
   when,
 } from './labels.js';
 import { MessageItem } from './message.js';
+import { byTime, NoteForm, NoteItem, notesOf } from './notes.js';
 import { RetryAllFailed } from './retry-all.js';
 import { SaveAsFaq } from './save-faq.js';
 import { Button } from '../../components/button.js';
@@ -75,8 +76,9 @@ function merged(shown: Message[], read: Message[]): Message[] {
 }
 
 /**
- * One conversation: its messages kept up to date (read again when the stream tells of a change to it), who of the
- * team has it, a reply as a team member on the conversation's channel, and the bot turned on or off. Whatever the
+ * One conversation: its messages kept up to date (read again when the stream tells of a change to it) with the
+ * team's notes among them (read again when the stream tells of one added or deleted), who of the team has it, a
+ * reply as a team member on the conversation's channel, a note for the team, and the bot turned on or off. Whatever the
  * contact wrote is read once it is on screen (POST /v1/conversations/{id}/read).
  */
 export function Thread(props: {
@@ -129,10 +131,18 @@ export function Thread(props: {
   // What the contact wrote while the thread is open, told to a screen reader as it comes (seen, it needs no telling);
   // the messages of the first read are what the member opened the thread to read.
   const [news, setNews] = useState('');
+  // The team's notes, oldest first: read with each read of the thread (the stream tells of a note added or deleted as
+  // of any change to the conversation), a few at most, and after a note is added or deleted here.
+  const [notes, setNotes] = useState<Note[]>([]);
+  const readNotes = async () => {
+    const res = await notesOf(props.id);
+    if (res.ok) setNotes(res.data!);
+  };
   const load = async () => {
     const leftAt = turn();
     const told = [...changed.current];
     changed.current.clear();
+    const notesRead = readNotes();
     const res = await get<Conversation>(`/v1/conversations/${encodeURIComponent(props.id)}`);
     if (!res.ok) {
       // Gone (its contact erased or merged, here or elsewhere): nothing of it stays on the screen.
@@ -174,6 +184,7 @@ export function Thread(props: {
       if (read.ok) show(read.data!, readAt);
       props.onChanged();
     }
+    await notesRead;
   };
   // The page of messages before the oldest shown, added above them: what the reader sees stays where it is on the
   // screen, and the focus on the control (on the first message once there are no more).
@@ -356,22 +367,32 @@ export function Thread(props: {
       )}
       {messages && (
         <ol class="inbox-msgs" ref={list}>
-          {messages.map((m) => (
-            <MessageItem
-              key={m.id}
-              message={m}
-              read={reads}
-              onChanged={() => {
-                changed.current.add(m.id);
-                reload();
-              }}
-            />
-          ))}
+          {byTime(messages, notes, earlier.cursor !== null).map((item) =>
+            'note' in item ? (
+              <NoteItem
+                key={item.note.id}
+                note={item.note}
+                deletable={props.admin || item.note.authorId === props.team.me}
+                onDeleted={() => void readNotes()}
+              />
+            ) : (
+              <MessageItem
+                key={item.message.id}
+                message={item.message}
+                read={reads}
+                onChanged={() => {
+                  changed.current.add(item.message.id);
+                  reload();
+                }}
+              />
+            ),
+          )}
         </ol>
       )}
       {!conversation.contact?.optOut && (
         <ReplyForm conversation={conversation} onSend={() => acting(props.team.me, conversation.id)} onSent={reload} />
       )}
+      <NoteForm conversationId={conversation.id} onAdded={() => void readNotes()} />
       {props.admin && messages && (
         <SaveAsFaq
           conversation={conversation}
