@@ -48,7 +48,10 @@ async function visitorWrites(
   return { contactId: message.body.contactId, conversationId: message.body.conversationId };
 }
 
-/** Conversation › Assign, the Team Member dropdown and the Assignee filter; the Hand-Off event naming its assignee. */
+/**
+ * Conversation › Assign, the Team Member dropdown and the Assignee filter; Conversation › Add Note; the Hand-Off event
+ * naming its assignee.
+ */
 describe('LeadChat node: the team inbox', () => {
   let gw: TestGateway;
 
@@ -230,6 +233,87 @@ describe('LeadChat node: the team inbox', () => {
       expect(await getMany(maya.id)).toEqual([conversations[0], conversations[1]].sort());
       expect(await getMany('none')).toEqual([conversations[2]]);
       expect(await getMany(lee.id)).toEqual([]);
+    });
+  });
+
+  describe('Conversation › Add Note', () => {
+    let account: TestAccount;
+    let host: Host;
+    let conversationId: string;
+
+    const notesOf = async (id: string) =>
+      (await request(gw, 'GET', `/v1/conversations/${id}/notes`, { apiKey: account.apiKey })).body.data;
+    const conversation = async (id: string) =>
+      (await request(gw, 'GET', `/v1/conversations/${id}`, { apiKey: account.apiKey })).body;
+
+    beforeAll(async () => {
+      account = await createAccount(gw, { name: 'Acme Notes' });
+      host = await createHost({ [CREDENTIAL]: { baseUrl: gw.apiBase, apiKey: account.apiKey, ignoreSslIssues: true } });
+      ({ conversationId } = await visitorWrites(gw, account, 'visitor-note', 'Can I get a quote?'));
+    }, 60_000);
+
+    test('adds a private note for the team, signed by nobody of it, and outputs it; the conversation stays as it was', async () => {
+      const before = await conversation(conversationId);
+      const run = await runLeadChat(
+        host,
+        {
+          resource: 'conversation',
+          operation: 'addNote',
+          conversationId: '={{ $json.conversationId }}',
+          text: '  Wants a quote by Friday  ',
+        },
+        [{ json: { conversationId } }],
+      );
+      expect(run.error).toBeUndefined();
+      const [note] = await notesOf(conversationId);
+      expect(note).toMatchObject({ conversationId, text: 'Wants a quote by Friday', authorId: null, authorName: null });
+      expect(run.output('LeadChat')).toEqual([{ json: note, pairedItem: { item: 0 } }]);
+      expect(await conversation(conversationId)).toEqual(before);
+    });
+
+    test('with an Idempotency Key, a note sent again is added once and the first one is output', async () => {
+      const add = () =>
+        runLeadChat(host, {
+          resource: 'conversation',
+          operation: 'addNote',
+          conversationId,
+          text: 'Called twice',
+          additionalFields: { idempotencyKey: 'ticket-42' },
+        });
+      const first = await add();
+      const again = await add();
+      expect(again.output('LeadChat')[0]!.json).toEqual(first.output('LeadChat')[0]!.json);
+      expect((await notesOf(conversationId)).filter((n: any) => n.text === 'Called twice')).toHaveLength(1);
+    });
+
+    test('an empty text fails before calling the API; an unknown conversation fails with 404, the others go on', async () => {
+      const count = (await notesOf(conversationId)).length;
+      const empty = await runLeadChat(host, {
+        resource: 'conversation',
+        operation: 'addNote',
+        conversationId,
+        text: ' ',
+      });
+      expect(empty.error?.message).toBe('Text is empty');
+      const run = await runLeadChat(
+        host,
+        {
+          resource: 'conversation',
+          operation: 'addNote',
+          conversationId: '={{ $json.conversationId }}',
+          text: 'For the team',
+        },
+        [{ json: { conversationId: 'cnv_missing' } }, { json: { conversationId } }],
+        { continueOnFail: true },
+      );
+      const [missing, done] = run.output('LeadChat');
+      expect(missing!.json).toMatchObject({
+        error: 'LeadChat: Conversation not found',
+        httpCode: '404',
+        errorCode: 'CONVERSATION_NOT_FOUND',
+      });
+      expect(done).toMatchObject({ json: { conversationId, text: 'For the team' }, pairedItem: { item: 1 } });
+      expect(await notesOf(conversationId)).toHaveLength(count + 1);
     });
   });
 

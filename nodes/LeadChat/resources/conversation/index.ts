@@ -1,6 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 
 import type { Operation } from '../../shared/types';
+import * as addNote from './addNote';
 import * as assign from './assign';
 import * as get from './get';
 import * as getAll from './getAll';
@@ -8,7 +9,15 @@ import * as handOff from './handOff';
 import * as resumeBot from './resumeBot';
 import * as sendAsTeamMember from './sendAsTeamMember';
 
-export const operations: Record<string, Operation> = { assign, get, getAll, handOff, resumeBot, sendAsTeamMember };
+export const operations: Record<string, Operation> = {
+  addNote,
+  assign,
+  get,
+  getAll,
+  handOff,
+  resumeBot,
+  sendAsTeamMember,
+};
 
 export const description: INodeProperties[] = [
   {
@@ -18,6 +27,12 @@ export const description: INodeProperties[] = [
     noDataExpression: true,
     displayOptions: { show: { resource: ['conversation'] } },
     options: [
+      {
+        name: 'Add Note',
+        value: 'addNote',
+        action: 'Add a note to a conversation',
+        description: 'Leave the team a private note on a conversation; the contact never sees it',
+      },
       {
         name: 'Assign',
         value: 'assign',
@@ -57,6 +72,7 @@ export const description: INodeProperties[] = [
     ],
     default: 'getAll',
   },
+  ...addNote.description,
   ...assign.description,
   ...get.description,
   ...getAll.description,
