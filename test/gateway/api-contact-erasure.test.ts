@@ -124,6 +124,13 @@ async function live(gw: TestGateway, account: TestAccount): Promise<Life> {
     headers: { 'Idempotency-Key': `reply-${contact.id}` },
   });
   expect(reply.status).toBe(201);
+  // The team's note on the chat, with an Idempotency-Key too: data about the person, never sent to them.
+  const { conversationId } = (await api(gw, account, 'GET', `messages/${chat.body.messageId}`)).body;
+  const note = await api(gw, account, 'POST', `conversations/${conversationId}/notes`, {
+    body: { text: 'Called twice about MAGNOLIA-3318' },
+    headers: { 'Idempotency-Key': `note-${contact.id}` },
+  });
+  expect(note.status).toBe(201);
   expect(
     (await api(gw, account, 'POST', 'channels/sms/incoming', { body: { phone, body: 'STOP' } })).status,
   ).toBeLessThan(300);
@@ -146,6 +153,7 @@ async function live(gw: TestGateway, account: TestAccount): Promise<Life> {
       'SMS text': 'ORCHID-7731',
       'chat text': 'LILAC-4420',
       'team reply': 'TULIP-0091',
+      'team note': 'MAGNOLIA-3318',
       'import warning': 'YEW-5512',
       file,
     },
@@ -205,6 +213,9 @@ test("the export holds the contact's whole life: conversations, messages, files 
     ]),
   );
   expect(data.messages.every((m: { contactId: string }) => m.contactId === contact.id)).toBe(true);
+  expect(data.notes).toEqual([
+    expect.objectContaining({ contactId: contact.id, text: 'Called twice about MAGNOLIA-3318', authorId: null }),
+  ]);
   expect(data.files).toEqual([
     expect.objectContaining({
       id: expect.stringMatching(/^med_/),
