@@ -85,9 +85,9 @@ async function identifiersOf(r: Reader, contact: Contact): Promise<Answer<typeof
 
 /**
  * GET /v1/contacts/{id}/export: everything the account holds about the contact, in one JSON document: the contact,
- * every address it is found by, its conversations and messages, the team's notes on them, its files as links, its lists, the rows of import
- * reports naming it, what its campaigns recorded about it and the questions their bots could not answer, its consent,
- * and the deliveries of events about it: all its erasure removes (engine/erase-contact.ts).
+ * every address it is found by, its conversations and messages, the team's notes on them, its files as links, its
+ * lists, the rows of import reports naming it, what its campaigns recorded about it and the questions their bots could
+ * not answer, its consent, and the deliveries of events about it: all its erasure removes (engine/erase-contact.ts).
  */
 export async function exportContact(r: Reader, accountId: string, id: string): Promise<Answer<typeof contactExport>> {
   const contact = await getContact(r, accountId, id);

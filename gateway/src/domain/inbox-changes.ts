@@ -1,11 +1,11 @@
 import type { Change, Json, Tx } from '../store/store.js';
 
 /**
- * What the inbox hears of a transaction, conversation by conversation: the messages it added and the statuses
- * they reached, the team's notes added and deleted, who has the conversation, and how it stands. Published once per conversation per transaction (a
- * conversation written five times by one incoming message is told once, as it ends up), and only when something the
- * inbox shows changed: the engine's own bookkeeping (a follow-up scheduled) tells nothing. Ids and short words
- * only: whoever is told reads the rest through /v1, under the rules of its role.
+ * What the inbox hears of a transaction, conversation by conversation: the messages it added and the statuses they
+ * reached, the team's notes added and deleted, who has the conversation, and how it stands. Published once per
+ * conversation per transaction (a conversation written five times by one incoming message is told once, as it ends up),
+ * and only when something the inbox shows changed: the engine's own bookkeeping (a follow-up scheduled) tells nothing.
+ * Ids and short words only: whoever is told reads the rest through /v1, under the rules of its role.
  */
 
 /** What the inbox shows of a conversation, as conversations.ts reads it from one. */
@@ -178,9 +178,9 @@ export interface InboxEvent {
 }
 
 /**
- * The events a published change stands for, in the order a reader wants them: the new messages, the statuses of
- * older ones, the notes added and deleted, the assignment, then how the conversation stands; or that it is gone. Nothing for a change of another
- * kind.
+ * The events a published change stands for, in the order a reader wants them: the new messages, the statuses of older
+ * ones, the notes added and deleted, the assignment, then how the conversation stands; or that it is gone. Nothing for
+ * a change of another kind.
  */
 export function inboxEvents(change: Change): InboxEvent[] {
   if (change.kind !== 'conversation' || typeof change.conversationId !== 'string') return [];

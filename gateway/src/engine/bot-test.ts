@@ -9,10 +9,10 @@ const byGateway = { provider: 'gateway', fallbackReason: null, basis: { confiden
 
 /**
  * POST /v1/campaigns/{id}/bot/test: what a contact of the campaign writing this would get, a new contact of a
- * conversation the bot has. As onIncoming reads it, with its classifier and texts: an opt-out, HELP and a request for
- * a person get the gateway's own answer whatever the bot would say; an opt-in (START) opts in again only a contact
- * who had opted out, which this one never did, so it is read as any message; a campaign whose bot answers nothing
- * (off, paused, archived) sends nothing, and says what its bot would answer once on; else the bot answers, with the account's
+ * conversation the bot has. As onIncoming reads it, with its classifier and texts: an opt-out, HELP and a request for a
+ * person get the gateway's own answer whatever the bot would say; an opt-in (START) opts in again only a contact who
+ * had opted out, which this one never did, so it is read as any message; a campaign whose bot answers nothing (off,
+ * paused, archived) sends nothing, and says what its bot would answer once on; else the bot answers, with the account's
  * provider, the question and an optional conversation so far. Nothing is sent, stored or charged.
  */
 export async function testBot(

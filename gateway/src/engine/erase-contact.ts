@@ -22,17 +22,17 @@ import { cancelFollowUps } from '../domain/follow-up-timers.js';
 import { openingsOf, stopOpenings } from '../domain/openings.js';
 
 /**
- * DELETE /v1/contacts/{id}: erasure (GDPR Art. 17). In one transaction the contact goes with everything held about
- * it: its conversations and messages, the team's notes on them, its files' records, its lists, search keys and external IDs, its openings,
- * failed openings, funnel and reach records, its rows in import reports, the unanswered questions it asked, the
- * deliveries of events about it, and the jobs still waiting for it: follow-ups, openings and bot replies are
+ * DELETE /v1/contacts/{id}: erasure (GDPR Art. 17). In one transaction the contact goes with everything held about it:
+ * its conversations and messages, the team's notes on them, its files' records, its lists, search keys and external
+ * IDs, its openings, failed openings, funnel and reach records, its rows in import reports, the unanswered questions it
+ * asked, the deliveries of events about it, and the jobs still waiting for it: follow-ups, openings and bot replies are
  * cancelled; a send or a delivery waiting holds only the id of what is gone, and ends doing nothing when it runs. The
  * campaigns' counts stay: they count contacts and name none. An opt-out outlives it as keyed hashes of its addresses
  * (domain/erased-opt-outs.ts). The provider's entries from its addresses taken before it and processed after it are
  * dropped (domain/erasures.ts), a STOP among them kept as its opt-out all the same (engine/erased-stop.ts); the rows
  * naming it of imports sent before it and not applied yet are refused (domain/erased-import-rows.ts). Once the commit
- * is durable, the files' bytes go, and so do the provider's entries naming it that could never be processed (dead
- * jobs, outside the transaction's reach).
+ * is durable, the files' bytes go, and so do the provider's entries naming it that could never be processed (dead jobs,
+ * outside the transaction's reach).
  *
  * On the embedded store, what was written before stays in the journal until the next checkpoint, which a clean stop
  * always makes; on PostgreSQL the rows are deleted, and VACUUM (autovacuum) reclaims their space.

@@ -119,7 +119,8 @@ export async function followRetried(tx: Tx, message: Message): Promise<void> {
   if (wroteSince(conversation, message)) return;
   const campaign = await campaignById(tx, message.campaignId);
   if (campaign?.status === 'live') await scheduleFollowUp(tx, campaign, conversation, step, clockNow());
-  // Sent while the campaign is paused (or archived): the step waits as a pause holds one, timed anew once it is Live again.
+  // Sent while the campaign is paused (or archived): the step waits as a pause holds one, timed anew once it is Live
+  // again.
   else if (stopped(campaign))
     await updateConversation(tx, conversation, {
       next: { kind: 'follow_up', at: iso(clockNow()), step },

@@ -34,11 +34,11 @@ import type { Tx } from '../store/store.js';
 
 /**
  * POST /v1/contacts/{id}/merge {"contactId"}: the other contact (a duplicate) becomes this one. Its conversations,
- * messages, the team's notes, lists, openings, funnel records, deliveries, rows in import reports, answers kept for an Idempotency-Key
- * and external IDs move here; a conversation on a channel this
- * contact has one on too is folded into that one. This contact keeps its own names, phone, email and custom fields
- * and takes the other's where it has none; the other is gone, so one contact is left per phone and email. The
- * person's latest word holds for the merged contact: a STOP of either, unless a START of either came after it.
+ * messages, the team's notes, lists, openings, funnel records, deliveries, rows in import reports, answers kept for an
+ * Idempotency-Key and external IDs move here; a conversation on a channel this contact has one on too is folded into
+ * that one. This contact keeps its own names, phone, email and custom fields and takes the other's where it has none;
+ * the other is gone, so one contact is left per phone and email. The person's latest word holds for the merged contact:
+ * a STOP of either, unless a START of either came after it.
  */
 export async function mergeContacts(gw: Gateway, accountId: string, id: string, otherId: string): Promise<Contact> {
   if (id === otherId)

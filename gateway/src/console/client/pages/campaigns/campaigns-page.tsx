@@ -23,9 +23,9 @@ import { ArchivePanel } from './archive-panel.js';
 const NEW = 'new';
 
 /**
- * The account's campaigns, a page at a time, and one campaign opened with every setting, its opening message
- * previewed for a contact (Messenger and Instagram campaigns have none) and its bot tried out. An agent reads them and tries their bot; creating and changing
- * them (going Live included) is for admins and the owner, as the API has it.
+ * The account's campaigns, a page at a time, and one campaign opened with every setting, its opening message previewed
+ * for a contact (Messenger and Instagram campaigns have none) and its bot tried out. An agent reads them and tries
+ * their bot; creating and changing them (going Live included) is for admins and the owner, as the API has it.
  */
 export function CampaignsPage({ session }: { session: SessionInfo }) {
   const readOnly = !canAct(session.member.role, 'admin');
