@@ -68,8 +68,11 @@ describe('API key presentation', () => {
     const list = await post('lists', { name: 'Keyed' });
     const campaign = await post('campaigns', { name: 'Keyed', channel: 'custom', customChannel: 'chat' });
     const subAccount = await createAccount(ctx.gw, { parentEmail: agency.email });
+    const { messageId } = await post('incoming_custom_channel_message', incoming({ fromId: unique('u') }));
+    const received = (await api(ctx.gw, agency, 'GET', `messages/${messageId}`)).body;
     const ids: Record<string, string> = {
       '/contacts/': contact.id,
+      '/conversations/': received.conversationId,
       '/lists/': list.id,
       '/campaigns/': campaign.id,
       '/subaccounts/': subAccount.id,

@@ -432,6 +432,10 @@ test('the OpenAPI document shows limit, cursor and the page answer on every /v1 
         cursor: expect.objectContaining({ type: 'string' }),
         // Lists and campaigns are searched by name too.
         ...(path === '/lists' || path === '/campaigns' ? { q: expect.objectContaining({ type: 'string' }) } : {}),
+        // Campaigns by status too: the archived ones only when asked for.
+        ...(path === '/campaigns'
+          ? { status: expect.objectContaining({ enum: ['draft', 'live', 'paused', 'archived'] }) }
+          : {}),
         // A contact's messages are read newest first too, and one conversation's alone.
         ...(path === '/contacts/{id}/messages'
           ? {
