@@ -3,6 +3,7 @@ import {
   api,
   createAccount,
   expectApiError,
+  HANDOFF_NOTICE,
   incoming,
   Receiver,
   unique,
@@ -265,6 +266,31 @@ describe('what an archived campaign no longer does', () => {
       campaignId: campaign.id,
       bot: { active: true, answers: false },
     });
+  });
+
+  test('the default campaign archived answers no one new: a contact no other campaign reaches is handed to the team and told so', async () => {
+    const { account, campaign, say, replies, conversationOf } = await chatCampaign();
+    const settings = await api(ctx.gw, account, 'PUT', 'settings/bot', { body: { defaultCampaignId: campaign.id } });
+    expect(settings.status).toBe(200);
+    const before = unique('lead');
+    await say(before, 'What are your opening hours?');
+    await untilIdle(ctx.gw);
+    expect(replies(before)).toEqual([FAQS[0]!.answer]);
+
+    await patch(account, campaign.id, { status: 'archived' });
+    const after = unique('lead');
+    await say(after, 'What are your opening hours?');
+    await untilIdle(ctx.gw);
+    expect(replies(after)).toEqual([HANDOFF_NOTICE]);
+    expect(await conversationOf(after)).toMatchObject({
+      status: 'handed_off',
+      needsReply: true,
+      handoff: { reason: 'no_campaign' },
+    });
+    // Nor can an archived campaign be made the default.
+    const refused = await api(ctx.gw, account, 'PUT', 'settings/bot', { body: { defaultCampaignId: campaign.id } });
+    expectApiError(refused, 409, 'CAMPAIGN_ARCHIVED');
+    expect(refused.body.error.message).toMatch(/^defaultCampaignId: the campaign "Smile Dental" is archived: bring/);
   });
 
   test('reaching the existing contacts of an archived campaign → 409 CAMPAIGN_NOT_LIVE, saying to bring it back', async () => {

@@ -2,7 +2,7 @@ import type { Gateway } from '../context.js';
 import { ApiError, badRequest } from '../errors.js';
 import { mask } from './mask.js';
 import type { Account, BotSettings } from './accounts.js';
-import { getCampaign } from './campaigns.js';
+import { getCampaign, type Campaign } from './campaigns.js';
 import { checkTarget } from './targets.js';
 import type { botSettings } from '../contract/bot.js';
 import type { Answer } from '../contract/shared.js';
@@ -43,7 +43,7 @@ export async function updateBotSettings(gw: Gateway, accountId: string, change: 
   return gw.store.transact(async (tx) => {
     const account = (await tx.get<Account>('accounts', accountId))!;
     const before = botSettingsOf(account);
-    if (change.defaultCampaignId) await getCampaign(tx, accountId, change.defaultCampaignId);
+    if (change.defaultCampaignId) refuseArchived(await getCampaign(tx, accountId, change.defaultCampaignId));
     if (change.openai?.apiKey === undefined && change.openai && before.openai?.apiKey)
       keptKeyStaysWith(before.openai.baseUrl, change.openai.baseUrl);
     const openai =
@@ -87,4 +87,14 @@ function keptKeyStaysWith(savedBaseUrl: string, baseUrl: string): void {
   throw new ApiError(400, 'VALIDATION_ERROR', `openai.apiKey: ${message}`, {}, [
     { field: 'openai.apiKey', code: 'REQUIRED', message },
   ]);
+}
+
+/** An archived campaign answers no one new (engine/bot-reply.ts): as the default it would answer nobody. */
+function refuseArchived(campaign: Campaign): void {
+  if (campaign.status !== 'archived') return;
+  throw new ApiError(
+    409,
+    'CAMPAIGN_ARCHIVED',
+    `defaultCampaignId: the campaign "${campaign.name}" is archived: bring it back (PATCH /v1/campaigns/{id} {"status":"paused"}) or choose another`,
+  );
 }

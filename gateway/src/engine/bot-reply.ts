@@ -56,6 +56,8 @@ export async function scheduleBotReply(
 /**
  * The campaign whose bot answers: the one the message names (customData.campaignId), else the conversation's, else
  * the contact's latest on another channel (of `others`, the contact's conversations), else the account's default.
+ * An archived campaign is done with: named, or the conversation's, it answers nothing as a paused one does; it takes
+ * on no conversation of its own accord, so that a contact none other reaches is handed to the team and told so.
  */
 export async function campaignForReply(
   r: Reader,
@@ -71,7 +73,11 @@ export async function campaignForReply(
   const named = (await mine(message.campaignId)) ?? (await mine(conversation.campaignId));
   if (named) return named;
   const latest = others.filter((c) => c.campaignId).sort((a, b) => b.lastActivityAt.localeCompare(a.lastActivityAt))[0];
-  return (await mine(latest?.campaignId)) ?? (await mine(account.bot?.defaultCampaignId));
+  const taking = async (id: string | null | undefined) => {
+    const campaign = await mine(id);
+    return campaign?.status === 'archived' ? undefined : campaign;
+  };
+  return (await taking(latest?.campaignId)) ?? (await taking(account.bot?.defaultCampaignId));
 }
 
 /** Whether the bot may still speak on this conversation: on, not handed off, the contact not opted out. */

@@ -979,9 +979,11 @@ export const OPERATIONS: Record<string, Partial<Record<'get' | 'post' | 'put' | 
       id: 'updateBotSettings',
       tag: 'Settings',
       summary: 'Change the bot provider or default campaign',
+      description:
+        'An archived campaign answers no contact that it does not already have: it cannot be the default campaign (409 CAMPAIGN_ARCHIVED), and once the default is archived, a contact no other campaign reaches is handed to the team as with no default.',
       body: schemas.botSettingsUpdate,
       answers: { 200: botSettings },
-      errors: { 400: ['TARGET_REFUSED'], ...notFound('CAMPAIGN') },
+      errors: { 400: ['TARGET_REFUSED'], ...notFound('CAMPAIGN'), 409: ['CAMPAIGN_ARCHIVED'] },
     },
   },
   '/settings/webhook-secret': {
