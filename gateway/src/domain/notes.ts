@@ -1,3 +1,4 @@
+import { canAct } from '../api-contract.js';
 import type { Gateway } from '../context.js';
 import { forbidden, notFound } from '../errors.js';
 import { newId, now } from '../ids.js';
@@ -75,8 +76,7 @@ export async function notesOf(r: Reader, accountId: string, conversationId: stri
 }
 
 /** Who may delete a note: its author, and the owner and admins (the API key acts as the owner). */
-const mayDelete = (actor: Actor, n: Note) =>
-  actor.role === 'owner' || actor.role === 'admin' || n.authorId === actor.id;
+const mayDelete = (actor: Actor, n: Note) => canAct(actor.role, 'admin') || n.authorId === actor.id;
 
 /** DELETE /v1/conversations/{id}/notes/{noteId}: 404 for a note not of the conversation, 403 for another's note. */
 export async function deleteNote(

@@ -1,10 +1,11 @@
 import { useEffect, useState } from 'preact/hooks';
-import type { Campaign, CampaignWithReach, Funnel, PageOf } from '../../answers.js';
-import { get, type ApiResult } from '../../api.js';
+import type { Campaign, CampaignWithReach, Funnel } from '../../answers.js';
+import { get } from '../../api.js';
 import { FormStatus, Panel } from '../../components/form.js';
 import { Loading } from '../../components/load.js';
 import { PageTitle } from '../../components/shell.js';
 import { UnreachableNotice } from '../campaigns/reach.js';
+import { allPages } from '../lists/paged.js';
 import { FunnelBars } from './funnel-bars.js';
 import { FunnelChart, FunnelTable } from './funnel-chart.js';
 import { Button } from '../../components/button.js';
@@ -14,19 +15,12 @@ import { Button } from '../../components/button.js';
  * finished campaign's funnel is read still.
  */
 async function allCampaigns(): Promise<{ campaigns?: Campaign[]; error?: string }> {
-  const campaigns: Campaign[] = [];
-  for (const filter of ['', '&status=archived']) {
-    let cursor: string | null = null;
-    do {
-      const res: ApiResult<PageOf<Campaign>> = await get(
-        `/v1/campaigns?limit=200${filter}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
-      );
-      if (!res.ok || !res.data) return { error: res.error };
-      campaigns.push(...res.data.data);
-      cursor = res.data.nextCursor;
-    } while (cursor);
-  }
-  return { campaigns };
+  const [open, archived] = await Promise.all([
+    allPages<Campaign>('/v1/campaigns'),
+    allPages<Campaign>('/v1/campaigns?status=archived'),
+  ]);
+  const error = open.error ?? archived.error;
+  return error ? { error } : { campaigns: [...open.items, ...archived.items] };
 }
 
 export const isoDay = (d: Date) =>

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { TEXT_LIMITS } from '../../../../api-contract.js';
-import type { Message, Note, PageOf } from '../../answers.js';
-import { call, get, type ApiResult } from '../../api.js';
+import type { Message, Note } from '../../answers.js';
+import { call } from '../../api.js';
 import { useAction } from '../../components/action.js';
 import { Button } from '../../components/button.js';
 import { FormStatus } from '../../components/form.js';
@@ -9,25 +9,7 @@ import { useIdempotencyKey } from '../../components/idempotency-key.js';
 import { LongText } from '../../components/long-text.js';
 import { when } from './labels.js';
 
-/** Notes read a page at a time: a conversation holds a few, so every page is read. */
-const PAGE = 200;
-
-const notesPath = (conversationId: string) => `/v1/conversations/${encodeURIComponent(conversationId)}/notes`;
-
-/** Every note of the conversation, oldest first (GET /v1/conversations/{id}/notes, page after page). */
-export async function notesOf(conversationId: string): Promise<ApiResult<Note[]>> {
-  const notes: Note[] = [];
-  let cursor: string | null = null;
-  do {
-    const res: ApiResult<PageOf<Note>> = await get<PageOf<Note>>(
-      `${notesPath(conversationId)}?limit=${PAGE}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
-    );
-    if (!res.ok) return { ok: false, status: res.status, error: res.error };
-    notes.push(...res.data!.data);
-    cursor = res.data!.nextCursor;
-  } while (cursor);
-  return { ok: true, status: 200, data: notes };
-}
+export const notesPath = (conversationId: string) => `/v1/conversations/${encodeURIComponent(conversationId)}/notes`;
 
 /** A message or a note of the thread, in the order of their times. */
 export type ThreadItem = { message: Message } | { note: Note };

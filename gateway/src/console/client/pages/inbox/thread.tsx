@@ -22,7 +22,8 @@ import {
   when,
 } from './labels.js';
 import { MessageItem } from './message.js';
-import { byTime, NoteForm, NoteItem, notesOf } from './notes.js';
+import { byTime, NoteForm, NoteItem, notesPath } from './notes.js';
+import { allPages } from '../lists/paged.js';
 import { RetryAllFailed } from './retry-all.js';
 import { SaveAsFaq } from './save-faq.js';
 import { Button } from '../../components/button.js';
@@ -135,8 +136,8 @@ export function Thread(props: {
   // of any change to the conversation), a few at most, and after a note is added or deleted here.
   const [notes, setNotes] = useState<Note[]>([]);
   const readNotes = async () => {
-    const res = await notesOf(props.id);
-    if (res.ok) setNotes(res.data!);
+    const { items, error } = await allPages<Note>(notesPath(props.id));
+    if (!error) setNotes(items);
   };
   const load = async () => {
     const leftAt = turn();

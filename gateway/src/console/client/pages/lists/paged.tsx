@@ -39,13 +39,17 @@ export function usePaged<T>(path: string, limit = 25) {
   };
 }
 
-/** Every item of a paged endpoint, for choices such as a campaign's list; stops after `maxPages` pages. */
+/**
+ * Every item of a paged endpoint (`path` may hold a query of its own), for choices such as a campaign's list; stops
+ * after `maxPages` pages.
+ */
 export async function allPages<T>(path: string, maxPages = 50): Promise<{ items: T[]; error?: string }> {
   const items: T[] = [];
+  const joiner = path.includes('?') ? '&' : '?';
   let cursor: string | null = null;
   for (let n = 0; n < maxPages; n++) {
     const res: ApiResult<PageOf<T>> = await get<PageOf<T>>(
-      `${path}?limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+      `${path}${joiner}limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
     );
     if (!res.ok) return { items, error: res.error };
     items.push(...res.data!.data);
