@@ -43,7 +43,6 @@ export const listLocator: INodeProperties = {
   ],
 };
 
-/** Shown for every operation: how large inputs are paced and how the node waits out rate limits. */
 /** The text of an outgoing message, for every operation that sends one. */
 export const messageTextField: INodeProperties = {
   displayName: 'Text',
@@ -55,6 +54,7 @@ export const messageTextField: INodeProperties = {
   description: 'Text of the message',
 };
 
+/** Shown for every operation: how large inputs are paced and how the node waits out rate limits. */
 export const runOptions: INodeProperties = {
   displayName: 'Options',
   name: 'options',
