@@ -259,12 +259,12 @@ function refuseArchivedChange(campaign: Campaign, patch: Partial<CampaignFields>
 }
 
 /**
- * A list deleted: each archived campaign linked to it (none other may be, list-deletion.ts) is left with no list, as
- * its next version, so that nothing points at a list that is gone. Brought back, it is linked to another before it
- * goes Live (the Live rule asks for a list).
+ * A list deleted: each archived campaign of its `campaigns` (none other may be linked to it, list-deletion.ts) is left
+ * with no list, as its next version, so that nothing points at a list that is gone. Brought back, it is linked to
+ * another before it goes Live (the Live rule asks for a list).
  */
-export async function unlinkArchived(tx: Tx, accountId: string, listId: string): Promise<void> {
-  for (const c of await campaignsOfList(tx, accountId, listId)) {
+export async function unlinkArchived(tx: Tx, campaigns: Campaign[]): Promise<void> {
+  for (const c of campaigns) {
     if (c.status !== 'archived') continue;
     await tx.update<Campaign>('campaigns', c.id, { listId: null, version: c.version + 1, updatedAt: now() });
   }

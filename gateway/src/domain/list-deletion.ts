@@ -1,7 +1,7 @@
 import type { Gateway } from '../context.js';
 import { ApiError } from '../errors.js';
-import type { Reader, Tx } from '../store/store.js';
-import { campaignsOfList, unlinkArchived } from './campaigns.js';
+import type { Tx } from '../store/store.js';
+import { campaignsOfList, unlinkArchived, type Campaign } from './campaigns.js';
 import type { Import } from './imports.js';
 import { newJob, type JobKinds } from './job-kinds.js';
 import { lockList, type Membership } from './lists.js';
@@ -21,7 +21,8 @@ export async function deleteList(gw: Gateway, accountId: string, id: string): Pr
   await gw.store.transact(async (tx) => {
     // Held until the commit: a campaign or an import linked to it meanwhile waits, then finds it gone.
     await lockList(tx, accountId, id);
-    await refuseLinkedCampaigns(tx, accountId, id);
+    const campaigns = await campaignsOfList(tx, accountId, id);
+    refuseLinkedCampaigns(campaigns);
     const imports = await tx.find<Import>('imports', 'list', [id]);
     const running = imports.find((i) => i.status !== 'done');
     if (running)
@@ -32,14 +33,15 @@ export async function deleteList(gw: Gateway, accountId: string, id: string): Pr
       );
     // A report names the rows' contacts, which the account's export and erasure reach through its list only.
     for (const report of imports) await tx.remove('imports', report.id);
-    await unlinkArchived(tx, accountId, id);
+    await unlinkArchived(tx, campaigns);
     await tx.remove('lists', id);
     await tx.enqueue(newJob('list_memberships', { listId: id }, { accountId, key: `list_memberships:${id}` }));
   });
 }
 
-async function refuseLinkedCampaigns(r: Reader, accountId: string, listId: string): Promise<void> {
-  const linked = (await campaignsOfList(r, accountId, listId)).filter((c) => c.status !== 'archived');
+/** The list's campaigns (`campaigns`) but the archived ones keep it. */
+function refuseLinkedCampaigns(campaigns: Campaign[]): void {
+  const linked = campaigns.filter((c) => c.status !== 'archived');
   if (linked.length === 0) return;
   const names = linked.map((c) => `"${c.name}" (${c.id})`).join(', ');
   throw new ApiError(
