@@ -2,6 +2,10 @@ import { useCallback, useEffect, useState } from 'preact/hooks';
 import type { PageOf } from '../../answers.js';
 import { get, type ApiResult } from '../../api.js';
 
+/** A page of a paged endpoint: `limit` items after `cursor` (none: the first), `path` holding a query or not. */
+const pagePath = (path: string, limit: number, cursor: string | null | undefined) =>
+  `${path}${path.includes('?') ? '&' : '?'}limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
+
 /**
  * One page at a time of a paged endpoint (`?limit=&cursor=`), with the cursors of the pages before it kept so
  * "Previous" goes back without the API having to page backwards.
@@ -15,10 +19,7 @@ export function usePaged<T>(path: string, limit = 25) {
   const cursor = cursors.at(-1);
   const number = cursors.length;
   const load = useCallback(async () => {
-    const sep = path.includes('?') ? '&' : '?';
-    const res = await get<PageOf<T>>(
-      `${path}${sep}limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
-    );
+    const res = await get<PageOf<T>>(pagePath(path, limit, cursor));
     if (res.ok) setShown({ page: res.data!, number });
     setError(res.ok ? undefined : res.error);
   }, [path, limit, cursor, number]);
@@ -45,12 +46,9 @@ export function usePaged<T>(path: string, limit = 25) {
  */
 export async function allPages<T>(path: string, maxPages = 50): Promise<{ items: T[]; error?: string }> {
   const items: T[] = [];
-  const joiner = path.includes('?') ? '&' : '?';
   let cursor: string | null = null;
   for (let n = 0; n < maxPages; n++) {
-    const res: ApiResult<PageOf<T>> = await get<PageOf<T>>(
-      `${path}${joiner}limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
-    );
+    const res: ApiResult<PageOf<T>> = await get<PageOf<T>>(pagePath(path, 200, cursor));
     if (!res.ok) return { items, error: res.error };
     items.push(...res.data!.data);
     cursor = res.data!.nextCursor;
