@@ -97,8 +97,13 @@ test('Delete shows on a note for its author and admins only; deleted, it goes fr
   await noteBy(pat, 'a workflow (API)').waitFor({ timeout: 1_000 });
   expect(await noteBy(pat, 'a workflow (API)').getByRole('button', { name: 'Delete' }).count()).toBe(0);
   await noteBy(boss, 'a workflow (API)').getByRole('button', { name: 'Delete' }).waitFor();
-  // Pat deletes their own: it goes from both.
-  await noteBy(pat, 'Pat').getByRole('button', { name: 'Delete' }).click();
+  // Pat deletes their own, asked a second time: it goes from both.
+  await noteBy(pat, 'Pat').getByRole('button', { name: 'Delete the note by Pat' }).click();
+  await noteBy(pat, 'Pat').getByText('a deleted note cannot be brought back').waitFor();
+  expect(await api('GET', `/v1/conversations/${conversationId}/notes`)).toMatchObject({
+    body: { data: { length: 2 } },
+  });
+  await noteBy(pat, 'Pat').getByRole('button', { name: 'Delete the note', exact: true }).click();
   await noteBy(pat, 'Pat').waitFor({ state: 'detached' });
   await noteBy(boss, 'Pat').waitFor({ state: 'detached', timeout: 1_000 });
   expect((await api('GET', `/v1/conversations/${conversationId}/notes`)).body.data.map((n: any) => n.text)).toEqual([

@@ -4,6 +4,7 @@ import type { Message, Note } from '../../answers.js';
 import { call } from '../../api.js';
 import { useAction } from '../../components/action.js';
 import { Button } from '../../components/button.js';
+import { ConfirmAction } from '../../components/confirm.js';
 import { FormStatus } from '../../components/form.js';
 import { useIdempotencyKey } from '../../components/idempotency-key.js';
 import { LongText } from '../../components/long-text.js';
@@ -36,7 +37,8 @@ const writer = (n: Note) => n.authorName ?? 'a workflow (API)';
 
 /**
  * A note of the team's among the messages: set apart by its look and its words ("only your team sees this"), and
- * named for a screen reader as a note, not a message. Its author, the owner and admins may delete it.
+ * named for a screen reader as a note, not a message. Its author, the owner and admins may delete it, asked twice:
+ * a deleted note is gone for the whole team.
  */
 export function NoteItem(props: { note: Note; deletable: boolean; onDeleted: () => void }) {
   const n = props.note;
@@ -57,9 +59,14 @@ export function NoteItem(props: { note: Note; deletable: boolean; onDeleted: () 
         <p class="inbox-msg-body">{n.text}</p>
         {props.deletable && (
           <div class="inbox-retry">
-            <Button type="button" class="secondary" unavailable={deleting.busy} onClick={() => void remove()}>
-              Delete
-            </Button>
+            <ConfirmAction
+              label="Delete"
+              name={`Delete the note by ${writer(n)}`}
+              confirmLabel="Delete the note"
+              busy={deleting.busy}
+              warning="Your team will no longer see it: a deleted note cannot be brought back."
+              onConfirm={remove}
+            />
             <FormStatus error={deleting.error} />
           </div>
         )}
