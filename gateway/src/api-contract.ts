@@ -44,7 +44,17 @@ export const TEXT_LIMITS = {
   teamMessage: 4096,
   /** A note the team leaves on a conversation: as long as a team reply may be. */
   note: 4096,
+  /** A saved reply's name, as the picker of the reply box lists it: short enough to read at a glance. */
+  savedReplyName: 80,
+  /** A saved reply's text: what it puts in the reply box, as long as a team reply may be. */
+  savedReply: 4096,
 } as const;
+
+/**
+ * Saved replies an account keeps: many more than a team types often (Chatwoot and Front set no lower bound), while a
+ * reply box's picker reads them all and a loop that saves without end is stopped.
+ */
+export const MAX_SAVED_REPLIES = 1000;
 
 /** How many custom fields a contact holds, and so how many columns an import maps to them. */
 export const MAX_CUSTOM_FIELDS = 50;

@@ -26,7 +26,8 @@ export type IdPrefix =
   | 'xid'
   | 'lsm'
   | 'unq'
-  | 'nte';
+  | 'nte'
+  | 'svr';
 
 export const newId = (prefix: IdPrefix): string => `${prefix}_${random()}`;
 

@@ -178,6 +178,20 @@ test("B cannot read, list or delete A's webhooks", async () => {
   expect((await api(ctx.gw, a, 'GET', `webhooks/${A.webhook.id}`)).status).toBe(200);
 });
 
+test("B cannot list A's saved replies, nor take a name A's hold, nor fill one of its own in for A's contact", async () => {
+  expect((await api(ctx.gw, b, 'GET', 'saved-replies')).body).toEqual({ data: [], nextCursor: null });
+  expect((await api(ctx.gw, b, 'GET', 'saved-replies', { query: { q: 'A only' } })).body.data).toEqual([]);
+  const own = await api(ctx.gw, b, 'POST', 'saved-replies', { body: { name: A.savedReply.name, text: 'B too' } });
+  expect(own.status).toBe(201);
+  await sameAsMissing(
+    (id) => api(ctx.gw, b, 'GET', `saved-replies/${own.body.id}`, { query: { conversationId: id } }),
+    A.message.conversationId,
+    'cnv_missing',
+    'CONVERSATION_NOT_FOUND',
+  );
+  expect((await api(ctx.gw, b, 'DELETE', `saved-replies/${own.body.id}`)).status).toBe(204);
+});
+
 test("B's settings and credits are its own", async () => {
   const settings = (await api(ctx.gw, b, 'GET', 'settings')).body;
   expect(settings.customChannelWebhookUrl).toBeNull();
@@ -228,6 +242,7 @@ const aState = async () => ({
   webhook: (await api(ctx.gw, a, 'GET', `webhooks/${A.webhook.id}`)).body,
   bot: (await api(ctx.gw, a, 'GET', 'settings/bot')).body,
   notes: (await api(ctx.gw, a, 'GET', `conversations/${A.message.conversationId}/notes`)).body,
+  savedReplies: (await api(ctx.gw, a, 'GET', 'saved-replies')).body,
 });
 const B: Record<string, any> = {};
 
@@ -252,9 +267,13 @@ beforeAll(async () => {
   A.note = (
     await api(ctx.gw, a, 'POST', `conversations/${A.message.conversationId}/notes`, { body: { text: 'A only' } })
   ).body;
+  A.savedReply = (
+    await api(ctx.gw, a, 'POST', 'saved-replies', { body: { name: 'A prices', text: 'A only, {{first_name}}' } })
+  ).body;
   expect(
-    [A.importList.id, A.import.id, A.note.id, B.contact.id, B.list.id, B.campaign.id, B.chatContactId].every(Boolean),
+    [A.importList.id, A.import.id, A.note.id, A.savedReply.id, B.contact.id, B.list.id, B.campaign.id].every(Boolean),
   ).toBe(true);
+  expect(B.chatContactId).toBeTruthy();
   Object.assign(before, await aState());
   expect(before.funnel).toEqual(zeros);
 });
@@ -376,6 +395,34 @@ const byPath: Array<[string, string, (id: string) => Promise<Reply>, () => strin
     (id) => api(ctx.gw, b, 'DELETE', `conversations/${B.conversationId}/notes/${id}`),
     () => A.note.id,
     'nte_missing',
+  ],
+  [
+    'GET /saved-replies/{id}',
+    'SAVED_REPLY_NOT_FOUND',
+    (id) => api(ctx.gw, b, 'GET', `saved-replies/${id}`),
+    () => A.savedReply.id,
+    'svr_missing',
+  ],
+  [
+    'GET /saved-replies/{id}?conversationId= of its own',
+    'SAVED_REPLY_NOT_FOUND',
+    (id) => api(ctx.gw, b, 'GET', `saved-replies/${id}`, { query: { conversationId: B.conversationId } }),
+    () => A.savedReply.id,
+    'svr_missing',
+  ],
+  [
+    'PATCH /saved-replies/{id}',
+    'SAVED_REPLY_NOT_FOUND',
+    (id) => api(ctx.gw, b, 'PATCH', `saved-replies/${id}`, { body: { text: 'Changed by B' } }),
+    () => A.savedReply.id,
+    'svr_missing',
+  ],
+  [
+    'DELETE /saved-replies/{id}',
+    'SAVED_REPLY_NOT_FOUND',
+    (id) => api(ctx.gw, b, 'DELETE', `saved-replies/${id}`),
+    () => A.savedReply.id,
+    'svr_missing',
   ],
   ['GET /lists/{id}', 'LIST_NOT_FOUND', (id) => api(ctx.gw, b, 'GET', `lists/${id}`), () => A.list.id, 'lst_missing'],
   [

@@ -60,6 +60,8 @@ const ROUTES: Record<string, string[]> = {
   '/conversations/{id}/read': ['post'],
   '/conversations/{id}/notes': ['get', 'post'],
   '/conversations/{id}/notes/{noteId}': ['delete'],
+  '/saved-replies': ['get', 'post'],
+  '/saved-replies/{id}': ['delete', 'get', 'patch'],
   '/conversations/retry-failed': ['post'],
   '/conversations/{id}/retry-failed': ['post'],
   '/channels': ['get'],
@@ -314,7 +316,7 @@ test('every operation has a unique operationId, a tag the document lists, a desc
     }
   }
   expect(new Set(ids).size).toBe(ids.length);
-  expect(ids).toHaveLength(84);
+  expect(ids).toHaveLength(89);
 });
 
 test('each error status lists the codes its operation can answer; the headers of limits and retries are described', () => {

@@ -87,6 +87,18 @@ const endpoints: Endpoint[] = [
     }),
   },
   {
+    name: 'GET /v1/saved-replies',
+    tenant: true,
+    get: asTenant,
+    // Sorted by name, numbers as numbers: saved in this order, they come in it.
+    fill: async (who, count) => ({
+      path: 'saved-replies',
+      ids: (await times(count, (i) => post(who, 'saved-replies', { name: `Reply ${i}`, text: `Text ${i}` }))).map(
+        (r) => r.id,
+      ),
+    }),
+  },
+  {
     name: 'GET /v1/webhooks',
     tenant: true,
     most: 50,

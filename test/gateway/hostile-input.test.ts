@@ -901,6 +901,8 @@ describe('every other route', () => {
     'POST /v1/conversations/:id/assign',
     'POST /v1/conversations/:id/read',
     'POST /v1/conversations/:id/notes',
+    'POST /v1/saved-replies',
+    'PATCH /v1/saved-replies/:id',
     'POST /v1/campaigns/opening-price',
     'POST /v1/campaigns/:id/reach-existing',
     'POST /v1/campaigns/:id/openings/retry-failed',
@@ -927,6 +929,8 @@ describe('every other route', () => {
     'GET /v1/conversations',
     'GET /v1/conversations/:id',
     'GET /v1/conversations/:id/notes',
+    'GET /v1/saved-replies',
+    'GET /v1/saved-replies/:id',
     'GET /v1/campaigns/:id/preview',
     'GET /v1/campaigns/:id/openings',
     'GET /v1/campaigns/:id/unanswered',
@@ -971,6 +975,7 @@ describe('every other route', () => {
   let conversation: string;
   let importId: string;
   let webhook: string;
+  let savedReply: string;
   beforeAll(async () => {
     const k = { apiKey: agency.apiKey };
     target = (await request(gw, 'POST', '/v1/contacts', { ...k, body: { phone: '+14155550177' } })).body.id;
@@ -994,7 +999,10 @@ describe('every other route', () => {
         body: { url: 'https://hooks.example.com/leadchat', events: ['reply'] },
       })
     ).body.id;
-    expect([target, duplicate, member, conversation, importId, webhook].every(Boolean)).toBe(true);
+    savedReply = (
+      await request(gw, 'POST', '/v1/saved-replies', { ...k, body: { name: 'Prices', text: 'Hi {{first_name}}' } })
+    ).body.id;
+    expect([target, duplicate, member, conversation, importId, webhook, savedReply].every(Boolean)).toBe(true);
   });
 
   /** Each path parameter's real ids: this account's, and another tenant's where it has one. */
@@ -1007,6 +1015,7 @@ describe('every other route', () => {
     '/v1/campaigns/:id': [() => campaignId],
     '/v1/members/:id': [() => member],
     '/v1/webhooks/:id': [() => webhook],
+    '/v1/saved-replies/:id': [() => savedReply],
     '/v1/subaccounts/:id': [() => sub.id, () => other.id],
     '/v1/channels/:channel': [() => 'sms', () => 'whatsapp', () => 'messenger', () => 'instagram'],
     '/v1/channels/whatsapp/:accountId': [() => agency.id, () => other.id],

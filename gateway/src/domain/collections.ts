@@ -58,6 +58,12 @@ export const collections: CollectionSpec[] = [
     name: 'notes',
     indexes: { conversation: { fields: ['conversationId'] }, contact: { fields: ['contactId'] } },
   },
+  // The team's saved replies (domain/saved-replies.ts): read whole by account, sorted by name there; one name per
+  // account, case aside.
+  {
+    name: 'saved_replies',
+    indexes: { account: { fields: ['accountId'] }, name: { unique: true, fields: ['accountId', 'nameKey'] } },
+  },
   {
     name: 'conversations',
     indexes: {

@@ -51,6 +51,10 @@ export const ROUTE_ACCESS: Readonly<Record<string, Readonly<Partial<Record<HttpM
   '/v1/conversations/:id/notes': { GET: 'team', POST: 'team' },
   // A note's author deletes it, as do the owner and admins: the route checks the author (domain/notes.ts).
   '/v1/conversations/:id/notes/:noteId': { DELETE: 'team' },
+  // Every member saves replies and uses them; their author changes and deletes one, as do the owner and admins: the
+  // route checks the author (domain/saved-replies.ts).
+  '/v1/saved-replies': { GET: 'team', POST: 'team' },
+  '/v1/saved-replies/:id': { GET: 'team', PATCH: 'team', DELETE: 'team' },
   '/v1/campaigns': { GET: 'team', POST: 'admins' },
   '/v1/campaigns/opening-price': { POST: 'team' },
   '/v1/campaigns/:id': { GET: 'team', PATCH: 'admins' },

@@ -23,6 +23,7 @@ import { listsRoutes } from './routes/lists.js';
 import { membersRoutes } from './routes/members.js';
 import { messagesRoutes } from './routes/messages.js';
 import { providerWebhooksRoutes } from './routes/provider-webhooks.js';
+import { savedRepliesRoutes } from './routes/saved-replies.js';
 import { serviceRoutes, type ServiceState } from './routes/service.js';
 import { settingsRoutes } from './routes/settings.js';
 import { webhooksRoutes } from './routes/webhooks.js';
@@ -80,6 +81,7 @@ export function createApp(
   settingsRoutes(v1, gw);
   webhooksRoutes(v1, gw);
   conversationsRoutes(v1, gw);
+  savedRepliesRoutes(v1, gw);
   channelsRoutes(v1, gw);
   membersRoutes(v1, gw);
   providerWebhooksRoutes(v1, gw);

@@ -42,6 +42,7 @@ import {
   sent,
 } from '../contract/messages.js';
 import { note } from '../contract/notes.js';
+import { renderedSavedReply, savedReply } from '../contract/saved-replies.js';
 import { page } from '../contract/shared.js';
 import * as schemas from './schemas.js';
 
@@ -77,6 +78,7 @@ export const TAGS = {
   Imports: 'Importing many contacts into a list at once, as a job',
   Campaigns: 'Campaigns: the opening message, follow-ups and the bot of a funnel',
   Conversations: 'Conversations: one per contact and channel, as the team inbox shows them',
+  'Saved replies': "The team's saved replies, put in a conversation's reply box filled in for its contact",
   Messages: 'Messages in and out, and the custom channels that bring any external chat in',
   Channels: 'The built-in channels: Twilio (SMS, WhatsApp), WhatsApp Cloud API, Messenger, Instagram',
   Team: "The account's team: its owner, admins and agents",
@@ -620,6 +622,71 @@ export const OPERATIONS: Record<string, Partial<Record<'get' | 'post' | 'put' | 
         "Its author deletes it, and so do the owner and admins (and the API key); another agent's is 403 FORBIDDEN.",
       answers: { 204: null },
       errors: { 403: ['FORBIDDEN'], ...notFound('CONVERSATION', 'NOTE') },
+    },
+  },
+  '/saved-replies': {
+    post: {
+      id: 'createSavedReply',
+      tag: 'Saved replies',
+      summary: 'Save a reply for the team',
+      description:
+        'A reply the whole team puts in a conversation\'s reply box ("Our prices are on …"), signed by the member who saved it (null for the API key). ' +
+        'The name (1 to 80 characters) and the text (1 to 4096) are trimmed; the name is unique in the account, case aside (409 SAVED_REPLY_NAME_TAKEN). ' +
+        "The text may hold a campaign message's placeholders ({{first_name|there}}, {{custom.plan}}); an unknown one is 400 UNKNOWN_TEMPLATE_FIELD. " +
+        'An account keeps at most 1000 (409 TOO_MANY_SAVED_REPLIES). Every member saves them. ' +
+        'The same Idempotency-Key with the same body answers the first one again (Idempotent-Replayed: true) and saves nothing.',
+      body: schemas.savedReplyCreate,
+      takes: ['Idempotency-Key'],
+      headers: ['Idempotent-Replayed'],
+      answers: { 201: savedReply },
+      errors: keyed({ 400: ['UNKNOWN_TEMPLATE_FIELD'], 409: ['SAVED_REPLY_NAME_TAKEN', 'TOO_MANY_SAVED_REPLIES'] }),
+    },
+    get: {
+      id: 'listSavedReplies',
+      tag: 'Saved replies',
+      summary: "The account's saved replies, sorted by name",
+      description: 'With q: those whose name or text holds it, case and accents aside.',
+      query: schemas.savedReplyQuery,
+      paged: true,
+      answers: { 200: page(savedReply) },
+      errors: { 400: ['INVALID_CURSOR'] },
+    },
+  },
+  '/saved-replies/{id}': {
+    get: {
+      id: 'getSavedReply',
+      tag: 'Saved replies',
+      summary: 'Get a saved reply, filled in for a conversation',
+      description:
+        "With conversationId, its renderedText is the text with its placeholders filled in for the conversation's contact, as a campaign's message is: what the contact would get. " +
+        'The console shows it in the reply box, to edit and send as any reply; nothing is sent.',
+      query: schemas.savedReplyRender,
+      answers: { 200: savedReply.or(renderedSavedReply) },
+      errors: notFound('SAVED_REPLY', 'CONVERSATION'),
+    },
+    patch: {
+      id: 'updateSavedReply',
+      tag: 'Saved replies',
+      summary: 'Change a saved reply',
+      description:
+        "Its name, its text, or both, held to the rules of a new one. Its author changes it, and so do the owner and admins (and the API key); another agent's is 403 FORBIDDEN.",
+      body: schemas.savedReplyUpdate,
+      answers: { 200: savedReply },
+      errors: {
+        400: ['UNKNOWN_TEMPLATE_FIELD'],
+        403: ['FORBIDDEN'],
+        ...notFound('SAVED_REPLY'),
+        409: ['SAVED_REPLY_NAME_TAKEN'],
+      },
+    },
+    delete: {
+      id: 'deleteSavedReply',
+      tag: 'Saved replies',
+      summary: 'Delete a saved reply',
+      description:
+        "Its author deletes it, and so do the owner and admins (and the API key); another agent's is 403 FORBIDDEN.",
+      answers: { 204: null },
+      errors: { 403: ['FORBIDDEN'], ...notFound('SAVED_REPLY') },
     },
   },
   '/incoming_custom_channel_message': {

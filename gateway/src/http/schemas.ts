@@ -791,6 +791,36 @@ export const noteCreate = z.object({
   text: nonBlank(T.note).describe(`What the team should know, 1 to ${T.note} characters; seen by the team only`),
 });
 
+/**
+ * POST /v1/saved-replies: a name to find it by and the text it puts in the reply box, held to a team reply's rules;
+ * the route trims both.
+ */
+export const savedReplyCreate = z.object({
+  name: nonBlank(T.savedReplyName).describe(
+    `What the team finds it by in the reply box, 1 to ${T.savedReplyName} characters; unique in the account, case aside`,
+  ),
+  text: nonBlank(T.savedReply).describe(
+    `The reply, 1 to ${T.savedReply} characters; it may hold a campaign message's placeholders ({{first_name|there}})`,
+  ),
+});
+
+/** PATCH /v1/saved-replies/{id}: either field, or both. */
+export const savedReplyUpdate = savedReplyCreate
+  .partial()
+  .refine((v) => v.name !== undefined || v.text !== undefined, 'give a name, a text, or both');
+
+/** GET /v1/saved-replies: the named query, searching the text too. */
+export const savedReplyQuery = pageQuery.extend({
+  q: namedQuery.shape.q.describe('Only those whose name or text holds this text; case and accents do not matter'),
+});
+
+/** GET /v1/saved-replies/{id}: with a conversation, its text filled in for that conversation's contact. */
+export const savedReplyRender = z.object({
+  conversationId: id
+    .optional()
+    .describe("A conversation of the account: the answer's renderedText is the text filled in for its contact"),
+});
+
 export const botState = z.object({ active: z.boolean({ error: 'must be true or false' }) });
 
 export const teamMessage = z.object({

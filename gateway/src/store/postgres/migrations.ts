@@ -459,6 +459,16 @@ CREATE INDEX IF NOT EXISTS "notes_by_conversation" ON "notes" ((doc->>'conversat
 CREATE INDEX IF NOT EXISTS "notes_by_contact" ON "notes" ((doc->>'contactId'), seq) WHERE doc->>'contactId' IS NOT NULL;
 `,
   },
+  {
+    version: 31,
+    name: "the team's saved replies, found by account and by name, one name per account",
+    sql: `
+CREATE TABLE IF NOT EXISTS "saved_replies" (id text PRIMARY KEY, seq bigint GENERATED ALWAYS AS IDENTITY UNIQUE, doc jsonb NOT NULL);
+CREATE INDEX IF NOT EXISTS "saved_replies_by_account" ON "saved_replies" ((doc->>'accountId'), seq) WHERE doc->>'accountId' IS NOT NULL;
+CREATE UNIQUE INDEX IF NOT EXISTS "saved_replies_by_name" ON "saved_replies" ((doc->>'accountId'), (doc->>'nameKey'))
+  WHERE doc->>'accountId' IS NOT NULL AND doc->>'nameKey' IS NOT NULL;
+`,
+  },
 ];
 
 /** Arbitrary and fixed: the advisory lock under which one process at a time migrates a database. */
