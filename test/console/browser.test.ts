@@ -27,6 +27,7 @@ const PAGES = [
   { path: '/console/settings/bot', title: 'Bot provider', shot: 'settings-bot' },
   { path: '/console/settings/channels', title: 'Channels', shot: 'settings-channels' },
   { path: '/console/settings/members', title: 'Members', shot: 'settings-members' },
+  { path: '/console/settings/saved-replies', title: 'Saved replies', shot: 'settings-saved-replies-empty' },
 ];
 
 type PagesModule = typeof import('../../gateway/src/console/pages.js', { with: { 'resolution-mode': 'import' } });

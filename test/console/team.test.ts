@@ -174,9 +174,15 @@ test('the agent opens the link in a browser of their own, sets a password twice 
   await again.context().close();
 });
 
-test('the agent has no Settings in the navigation; a Settings address answers 403 with a plain refusal', async () => {
-  expect(await navLinks(agentPage)).toEqual(['Campaigns', 'Lists', 'Funnel', 'Inbox', 'Credits']);
-  expect(await agentPage.locator('.nav-section').allTextContents()).toEqual(['Campaigns', 'Inbox', 'Account']);
+test("the agent's Settings hold Saved replies alone; an admin's Settings address answers 403 with a plain refusal", async () => {
+  const agentLinks = ['Saved replies', 'Campaigns', 'Lists', 'Funnel', 'Inbox', 'Credits'];
+  expect(await navLinks(agentPage)).toEqual(agentLinks);
+  expect(await agentPage.locator('.nav-section').allTextContents()).toEqual([
+    'Settings',
+    'Campaigns',
+    'Inbox',
+    'Account',
+  ]);
   for (const [path, title] of [
     ['/console/settings/members', 'Members'],
     ['/console/settings/webhook', 'Custom Channel Webhook'],
@@ -188,7 +194,7 @@ test('the agent has no Settings in the navigation; a Settings address answers 40
       /^Your role \(agent\) cannot open this page: it needs an admin or the account's owner\./,
     );
     expect(await agentPage.getByLabel('Webhook URL').count()).toBe(0);
-    expect(await navLinks(agentPage)).toEqual(['Campaigns', 'Lists', 'Funnel', 'Inbox', 'Credits']);
+    expect(await navLinks(agentPage)).toEqual(agentLinks);
   }
   await screenshot(agentPage, 'refused-agent');
 });

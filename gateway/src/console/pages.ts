@@ -28,6 +28,8 @@ export const PAGES: readonly ConsolePage[] = [
   { path: '/console/settings/bot', title: 'Bot provider', section: 'Settings', least: 'admin' },
   { path: '/console/settings/channels', title: 'Channels', section: 'Settings', least: 'admin' },
   { path: '/console/settings/members', title: 'Members', section: 'Settings', least: 'admin' },
+  // Every member saves replies for the team: the one page of Settings an agent opens.
+  { path: '/console/settings/saved-replies', title: 'Saved replies', section: 'Settings' },
   { path: '/console/campaigns', title: 'Campaigns', section: 'Campaigns' },
   { path: '/console/lists', title: 'Lists', section: 'Campaigns' },
   { path: '/console/funnel', title: 'Funnel', section: 'Campaigns' },

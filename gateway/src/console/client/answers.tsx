@@ -29,6 +29,7 @@ import type { creditEntry, creditsAnswer, lowBalanceAnswer, subAccount } from '.
 import type { importAnswer, list, listAddition } from '../../contract/lists.js';
 import type { conversation, message, messageWithDeliveries, retryReport } from '../../contract/messages.js';
 import type { note } from '../../contract/notes.js';
+import type { renderedSavedReply, savedReply } from '../../contract/saved-replies.js';
 import type { Answer, page } from '../../contract/shared.js';
 
 /** A page of any list endpoint: `data`, and the cursor of the next page (null on the last). */
@@ -49,6 +50,10 @@ export type MessageWithDeliveries = Answer<typeof messageWithDeliveries>;
 export type RetryReport = Answer<typeof retryReport>;
 /** A note of the team's on a conversation (GET /v1/conversations/{id}/notes). */
 export type Note = Answer<typeof note>;
+/** A reply the team saved (GET /v1/saved-replies). */
+export type SavedReply = Answer<typeof savedReply>;
+/** GET /v1/saved-replies/{id}?conversationId=: filled in for the conversation's contact. */
+export type RenderedSavedReply = Answer<typeof renderedSavedReply>;
 
 export type Campaign = Answer<typeof campaign>;
 /** GET /v1/campaigns/{id}: the campaign, with the contacts of its list it could not reach. */

@@ -18,6 +18,7 @@ import { AccountPage } from './pages/settings/account.js';
 import { BotPage } from './pages/settings/bot.js';
 import { ChannelsPage } from './pages/settings/channels.js';
 import { MembersPage } from './pages/settings/members.js';
+import { SavedRepliesPage } from './pages/settings/saved-replies.js';
 import { WebhookPage } from './pages/settings/webhook.js';
 import { usePath } from './router.js';
 import { loadSession, type SessionInfo } from './session.js';
@@ -31,6 +32,7 @@ const VIEWS: Record<string, (props: { session: SessionInfo }) => preact.JSX.Elem
   '/console/settings/bot': BotPage,
   '/console/settings/channels': ChannelsPage,
   '/console/settings/members': MembersPage,
+  '/console/settings/saved-replies': SavedRepliesPage,
   '/console/campaigns': CampaignsPage,
   '/console/lists': ListsPage,
   '/console/inbox': InboxPage,

@@ -1,4 +1,4 @@
-import type { ComponentChildren } from 'preact';
+import type { ComponentChildren, Ref } from 'preact';
 import { Counter, counterId, describedBy } from './counter.js';
 
 /**
@@ -16,6 +16,9 @@ export function LongText(props: {
   max?: number;
   /** What an empty field stands for: the API's default. */
   placeholder?: string;
+  /** A key pressed in it, before it types anything: the reply box opens its saved replies on "/". */
+  onKeyDown?: (e: KeyboardEvent) => void;
+  textareaRef?: Ref<HTMLTextAreaElement>;
 }) {
   const counted = props.max !== undefined;
   const hintId = props.hint ? `${props.id}-hint` : undefined;
@@ -37,6 +40,8 @@ export function LongText(props: {
         aria-describedby={describedBy(hintId, counted && counterId(props.id))}
         aria-invalid={(counted && props.value.length > props.max!) || undefined}
         onInput={(e) => props.onChange(e.currentTarget.value)}
+        onKeyDown={props.onKeyDown}
+        ref={props.textareaRef}
       />
       {counted && <Counter id={props.id} label={props.label} length={props.value.length} max={props.max!} />}
     </div>

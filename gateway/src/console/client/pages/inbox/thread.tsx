@@ -1,7 +1,7 @@
 import { Fragment } from 'preact';
 import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { answersOnly, TEXT_LIMITS } from '../../../../api-contract.js';
-import type { Contact, Conversation, Message, Note, PageOf } from '../../answers.js';
+import type { Contact, Conversation, Message, Note, PageOf, RenderedSavedReply } from '../../answers.js';
 import { call, get, type ApiResult } from '../../api.js';
 import { useAction } from '../../components/action.js';
 import { useIdempotencyKey } from '../../components/idempotency-key.js';
@@ -25,6 +25,7 @@ import { MessageItem } from './message.js';
 import { byTime, NoteForm, NoteItem, notesPath } from './notes.js';
 import { allPages } from '../lists/paged.js';
 import { RetryAllFailed } from './retry-all.js';
+import { SavedReplyPicker } from './saved-reply-picker.js';
 import { SaveAsFaq } from './save-faq.js';
 import { Button } from '../../components/button.js';
 
@@ -459,6 +460,37 @@ function ReplyForm(props: { conversation: Conversation; onSend: () => void; onSe
   const [notSent, setNotSent] = useState<string | undefined>(undefined);
   const key = useIdempotencyKey();
   const seen = useRef<{ body: string; assigneeId: string | null } | undefined>(undefined);
+  const box = useRef<HTMLTextAreaElement>(null);
+  // The saved replies' picker: open, by its button or by "/" typed in the empty box (given back if it is closed).
+  const [picking, setPicking] = useState<{ typed: string } | undefined>(undefined);
+  const [placed, setPlaced] = useState<{ caret: number; told: string } | undefined>(undefined);
+  useLayoutEffect(() => {
+    if (!placed || !box.current) return;
+    box.current.focus();
+    box.current.setSelectionRange(placed.caret, placed.caret);
+  }, [placed]);
+  const closePicker = (typed: string, back: boolean) => {
+    setPicking(undefined);
+    if (typed) setBody(typed);
+    if (back) setPlaced({ caret: typed ? typed.length : (box.current?.selectionStart ?? body.length), told: '' });
+  };
+  // Filled in for the contact, it goes where the caret was (into an empty box, it is the reply), to read and edit.
+  const insert = (reply: RenderedSavedReply) => {
+    const text = reply.renderedText;
+    const from = box.current?.selectionStart ?? body.length;
+    const to = box.current?.selectionEnd ?? body.length;
+    setBody(body.slice(0, from) + text + body.slice(to));
+    setPicking(undefined);
+    setPlaced({
+      caret: from + text.length,
+      told: `“${reply.name}” is in the reply box, filled in for this contact: read it, then send it.`,
+    });
+  };
+  const onBoxKey = (e: KeyboardEvent) => {
+    if (e.key !== '/' || body !== '' || e.ctrlKey || e.metaKey || e.altKey || e.isComposing) return;
+    e.preventDefault();
+    setPicking({ typed: '/' });
+  };
   const submit = (e: SubmitEvent) => {
     e.preventDefault();
     props.onSend();
@@ -494,10 +526,13 @@ function ReplyForm(props: { conversation: Conversation; onSend: () => void; onSe
         label="Reply as your team"
         value={body}
         onChange={setBody}
+        onKeyDown={onBoxKey}
+        textareaRef={box}
         required
         max={TEXT_LIMITS.teamMessage}
         hint={
           <>
+            Type / in the empty box, or press Saved replies, to put in one of your team’s saved replies.{' '}
             {sentAs(props.conversation)} Replying hands the conversation to your team: the bot stops answering here, and
             a conversation nobody has becomes yours.
             {answersOnly(props.conversation.channel) &&
@@ -506,9 +541,21 @@ function ReplyForm(props: { conversation: Conversation; onSend: () => void; onSe
           </>
         }
       />
-      <Button type="submit" class="primary" unavailable={sending.busy}>
-        Send reply
-      </Button>
+      <div class="inbox-reply-actions">
+        <Button type="submit" class="primary" unavailable={sending.busy}>
+          Send reply
+        </Button>
+        <SavedReplyPicker
+          conversationId={props.conversation.id}
+          opened={picking}
+          onOpen={() => setPicking({ typed: '' })}
+          onClose={closePicker}
+          onChosen={insert}
+        />
+      </div>
+      <p class="sr-only" role="status">
+        {placed?.told ?? ''}
+      </p>
       <FormStatus error={sending.error ?? notSent} done={sending.done} />
     </form>
   );
