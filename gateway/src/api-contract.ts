@@ -71,6 +71,20 @@ export const MAX_WEBHOOKS = 50;
 /** The field separators a CSV import takes (`delimiter` of POST /v1/lists/{id}/imports). */
 export const IMPORT_DELIMITERS = [',', ';', '\t', '|'] as const;
 /**
+ * The columns of a list's export (GET /v1/lists/{id}/export) holding the contact's own fields, named as the console's
+ * import finds them without being told: an exported file imports back into another list as it is.
+ */
+export const EXPORT_COLUMNS = ['Phone', 'First name', 'Last name', 'Email'] as const;
+/** The export's column of a contact's ID on a custom channel, by the channel's label. */
+export const externalIdColumn = (label: string) => `External ID (${label})`;
+/** Read back from an export's column header: the channel label it holds the IDs of. */
+export const EXTERNAL_ID_COLUMN = /^External ID \((.+)\)$/;
+/**
+ * The export's columns of facts about the contact in the list, for a spreadsheet: not contact fields, so an import
+ * leaves them out (the console offers them as no custom field; the API reads only the columns it is given).
+ */
+export const EXPORT_READ_ONLY_COLUMNS = ['Contact ID', 'Added to list', 'Opted out'] as const;
+/**
  * Excel's first line naming a file's separator (`sep=;`), which Excel reads as such and does not show: the file is
  * read with it, and the line is no row. Its one group is the separator.
  */

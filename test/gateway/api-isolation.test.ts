@@ -348,6 +348,13 @@ const byPath: Array<[string, string, (id: string) => Promise<Reply>, () => strin
     'ct_missing',
   ],
   [
+    'GET /lists/{id}/export',
+    'LIST_NOT_FOUND',
+    (id) => api(ctx.gw, b, 'GET', `lists/${id}/export`),
+    () => A.list.id,
+    'lst_missing',
+  ],
+  [
     'DELETE /lists/{id}/contacts/{contactId}',
     'LIST_NOT_FOUND',
     (id) => api(ctx.gw, b, 'DELETE', `lists/${id}/contacts/${A.contact.id}`),

@@ -40,6 +40,7 @@ const ROUTES: Record<string, string[]> = {
   '/lists/{listId}': ['delete', 'get', 'patch'],
   '/lists/{listId}/contacts': ['get', 'post'],
   '/lists/{listId}/contacts/{contactId}': ['delete'],
+  '/lists/{listId}/export': ['get'],
   '/lists/{listId}/imports': ['get', 'post'],
   '/imports/{id}': ['get'],
   '/campaigns': ['get', 'post'],
@@ -316,7 +317,7 @@ test('every operation has a unique operationId, a tag the document lists, a desc
     }
   }
   expect(new Set(ids).size).toBe(ids.length);
-  expect(ids).toHaveLength(89);
+  expect(ids).toHaveLength(90);
 });
 
 test('each error status lists the codes its operation can answer; the headers of limits and retries are described', () => {
@@ -431,6 +432,16 @@ test('a media file is described read in parts: Range taken, 206 with Content-Ran
   expect(op.responses['416'].headers['Content-Range']).toEqual(expect.objectContaining({ required: true }));
   expect(op.responses['416'].content['application/json'].schema.properties.error.properties.code.enum).toEqual([
     'RANGE_NOT_SATISFIABLE',
+  ]);
+});
+
+test("a list's export is described as a CSV file to save, with its name in Content-Disposition, for owner and admins", () => {
+  const op = doc.paths['/lists/{listId}/export'].get;
+  expect(op.responses['200'].content).toEqual({ 'text/csv': { schema: { type: 'string' } } });
+  expect(Object.keys(op.responses['200'].headers)).toContain('Content-Disposition');
+  expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['403', '404']));
+  expect(op.responses['404'].content['application/json'].schema.properties.error.properties.code.enum).toEqual([
+    'LIST_NOT_FOUND',
   ]);
 });
 

@@ -925,6 +925,7 @@ describe('every other route', () => {
     'PATCH /v1/lists/:listId',
     'GET /v1/lists/:listId',
     'GET /v1/lists/:listId/imports',
+    'GET /v1/lists/:listId/export',
     'GET /v1/imports/:id',
     'GET /v1/conversations',
     'GET /v1/conversations/:id',

@@ -4,6 +4,7 @@ import type { CsvError } from 'csv-parse';
 import type { Gateway } from '../context.js';
 import { parseDuration } from './durations.js';
 import { excerpt } from './storable-text.js';
+import { unmarkedCell } from './spreadsheet-text.js';
 import { ApiError, badRequest, FieldChecks, fieldError, notFound } from '../errors.js';
 import { newId, now } from '../ids.js';
 import type { Page, Reader, Tx } from '../store/store.js';
@@ -469,17 +470,10 @@ function columnsNamed(names: string[], loose: string[], name: string): number[] 
 }
 
 /**
- * A number written after Excel's text prefix, an apostrophe (`'+16135550135`, `'02134`), as exporters such as Shopify's
- * write phones and postcodes so that Excel keeps their plus and leading zeros: the number, as Excel shows it. Only a
- * number loses it: a name starting with one (`'t Hart`) keeps it.
- */
-const textMarked = (cell: string) => /^'([+(]?\d[\d\s().-]*)$/.exec(cell)?.[1] ?? cell;
-
-/**
  * A cell written as Excel's text formula (`="+447700900123"`, `="00123"`), as exporters write a number Excel would
  * otherwise show without its plus, its leading zeros or its last digits: its text, as Excel shows it.
  */
-const excelText = (cell: string) => /^="((?:[^"]|"")*)"$/s.exec(cell)?.[1]?.replace(/""/g, '"') ?? textMarked(cell);
+const excelText = (cell: string) => /^="((?:[^"]|"")*)"$/s.exec(cell)?.[1]?.replace(/""/g, '"') ?? unmarkedCell(cell);
 
 /** The most columns a refusal names: the header of a file of megabytes may hold millions. */
 const COLUMNS_NAMED = 20;

@@ -40,6 +40,8 @@ export const ROUTE_ACCESS: Readonly<Record<string, Readonly<Partial<Record<HttpM
   '/v1/lists/:listId': { GET: 'team', PATCH: 'team', DELETE: 'admins' },
   '/v1/lists/:listId/contacts': { GET: 'team', POST: 'team' },
   '/v1/lists/:listId/contacts/:contactId': { DELETE: 'team' },
+  // The whole list at once, for a spreadsheet or another CRM: as a contact's export, the owner's and admins'.
+  '/v1/lists/:listId/export': { GET: 'admins' },
   '/v1/lists/:listId/imports': { GET: 'team', POST: 'team' },
   '/v1/imports/:id': { GET: 'team' },
   '/v1/conversations': { GET: 'team' },

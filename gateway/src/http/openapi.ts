@@ -121,6 +121,10 @@ const SUCCESS_HEADERS = {
     type: 'string',
     enum: ['bytes'],
   }),
+  'Content-Disposition': header(
+    'A file to save, with its name: `filename` in ASCII, and `filename*` (RFC 6266) in UTF-8 when the name is not ASCII',
+    { type: 'string', pattern: '^attachment; filename="[ -~]*"' },
+  ),
   'Content-Range': header('On 206: the bytes answered and the size of the whole file, `bytes <first>-<last>/<size>`', {
     type: 'string',
     pattern: '^bytes \\d+-\\d+/\\d+$',
@@ -268,7 +272,9 @@ function operation(components: Components, path: string, method: string, op: Ope
         ? undefined
         : answer === 'file'
           ? { '*/*': { schema: {} } }
-          : { 'application/json': { schema: components.of(answer, 'output') } };
+          : answer === 'csv'
+            ? { 'text/csv': { schema: { type: 'string' } } }
+            : { 'application/json': { schema: components.of(answer, 'output') } };
     responses[status] = {
       description:
         status === '204'

@@ -60,10 +60,12 @@ export interface Operation {
   example?: unknown;
   query?: z.ZodType;
   /** Each success status with its body; null: no body. */
-  answers: Partial<Record<200 | 201 | 202 | 204 | 206, z.ZodType | null | 'file'>>;
+  answers: Partial<Record<200 | 201 | 202 | 204 | 206, z.ZodType | null | 'file' | 'csv'>>;
   errors?: Partial<Record<400 | 403 | 404 | 409 | 410 | 412 | 416 | 422, string[]>>;
   /** Headers of the success answer. */
-  headers?: Array<'Location' | 'Idempotent-Replayed' | 'ETag' | 'Accept-Ranges' | 'Content-Range'>;
+  headers?: Array<
+    'Location' | 'Idempotent-Replayed' | 'ETag' | 'Accept-Ranges' | 'Content-Range' | 'Content-Disposition'
+  >;
   /** Request headers the operation reads. */
   takes?: Array<'Idempotency-Key' | 'If-Match' | 'Range' | 'If-Range'>;
   /** The API key in x-api-key only (not Authorization: Bearer, not ?apiKey=). */
@@ -184,6 +186,7 @@ export const OPERATIONS: Record<string, Partial<Record<'get' | 'post' | 'put' | 
       description:
         "One JSON document (a GDPR access request): the contact, its conversations and messages, the team's notes on them, its files as links, its lists, the rows of import reports naming it, what its campaigns recorded about it and the questions their bots could not answer, its consent, and the webhook deliveries of events about it. Owner and admins.",
       answers: { 200: contactExport },
+      headers: ['Content-Disposition'],
       errors: notFound('CONTACT'),
     },
   },
@@ -305,6 +308,18 @@ export const OPERATIONS: Record<string, Partial<Record<'get' | 'post' | 'put' | 
       summary: "A list's contacts, in the order they joined",
       paged: true,
       answers: { 200: page(listContact) },
+      errors: notFound('LIST'),
+    },
+  },
+  '/lists/{listId}/export': {
+    get: {
+      id: 'exportList',
+      tag: 'Lists',
+      summary: "A list's contacts as a CSV file",
+      description:
+        "UTF-8 with a BOM, CRLF line ends, a header row: Phone (E.164), First name, Last name, Email, a column `External ID (<label>)` per custom channel label and one per custom field the list's contacts hold, then Contact ID, Added to list and Opted out (yes or no), which an import leaves out. In the order the contacts joined; streamed as the list is read. A text cell starting with =, +, -, @, a tab or a carriage return (or with an apostrophe an import would read as a mark) gets an apostrophe before it, so that no spreadsheet runs it; an import takes it off again. Owner and admins.",
+      answers: { 200: 'csv' },
+      headers: ['Content-Disposition'],
       errors: notFound('LIST'),
     },
   },
@@ -772,7 +787,7 @@ export const OPERATIONS: Record<string, Partial<Record<'get' | 'post' | 'put' | 
       description:
         'A media file received with a message. One range of bytes in Range (`bytes=0-1023`, `bytes=1024-`, `bytes=-1024`) is answered 206 with those bytes and Content-Range, so that a player can seek in a recording; a range starting past the end is 416 RANGE_NOT_SATISFIABLE with `Content-Range: bytes */<size>`; a malformed Range, several ranges, or Range with If-Range, the whole file with 200.',
       answers: { 200: 'file', 206: 'file' },
-      headers: ['Accept-Ranges', 'Content-Range'],
+      headers: ['Accept-Ranges', 'Content-Range', 'Content-Disposition'],
       takes: ['Range', 'If-Range'],
       errors: { ...notFound('MEDIA'), 416: ['RANGE_NOT_SATISFIABLE'] },
     },

@@ -85,11 +85,10 @@ export function contactsRoutes(v1: Routes, gw: Gateway): void {
   });
   route(v1, '/contacts/:id/export', {
     get: async (req, res) => {
-      res.set(
-        'Content-Disposition',
-        `attachment; filename="contact-${String(req.params.id).replace(/[^\w-]/g, '')}.json"`,
-      );
-      await sendDurable(gw, res, await exportContact(gw.store, accountOf(res).id, String(req.params.id)));
+      const held = await exportContact(gw.store, accountOf(res).id, String(req.params.id));
+      // Only on the file: a refusal is no file to save.
+      res.set('Content-Disposition', `attachment; filename="contact-${held.contact.id}.json"`);
+      await sendDurable(gw, res, held);
     },
   });
   route(v1, '/contacts/:id/messages', {

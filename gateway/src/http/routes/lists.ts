@@ -9,6 +9,7 @@ import { idempotentAnswer } from '../idempotent-answer.js';
 import { accountOf, parse, route, sendDurable, type Routes } from '../route.js';
 import { listAdd, listCreate, listUpdate, namedQuery } from '../schemas.js';
 import { findByName } from '../../domain/name-search.js';
+import { sendListCsv } from '../list-csv.js';
 import type { Page } from '../../store/store.js';
 
 export function listsRoutes(v1: Routes, gw: Gateway): void {
@@ -67,6 +68,11 @@ export function listsRoutes(v1: Routes, gw: Gateway): void {
       (account, req, page) => membersOf(gw.store, account.id, String(req.params.listId), page),
       (m) => ({ ...publicContact(m.contact), addedAt: m.doc.addedAt }),
     ),
+  });
+  route(v1, '/lists/:listId/export', {
+    get: async (req, res) => {
+      await sendListCsv(gw, res, await getList(gw.store, accountOf(res).id, String(req.params.listId)));
+    },
   });
   route(v1, '/lists/:listId/contacts/:contactId', {
     delete: async (req, res) => {
