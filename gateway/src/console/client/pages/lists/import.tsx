@@ -1,4 +1,4 @@
-import { MAX_CUSTOM_FIELDS } from '../../../../api-contract.js';
+import { EXPORT_READ_ONLY_COLUMNS, EXTERNAL_ID_COLUMN, MAX_CUSTOM_FIELDS } from '../../../../api-contract.js';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { Import } from '../../answers.js';
 import { call, get } from '../../api.js';
@@ -84,7 +84,21 @@ export function ImportPanel(props: { listId: string; onFinished: () => void }) {
     const guess = guessColumns(found);
     setMapping(guess);
     const mapped = new Set(Object.values(guess));
-    setCustom(offerCustomFields(found.filter((h) => h && !mapped.has(h))));
+    // A list's export: its external ID column found with its label, its facts (Contact ID, Added to list, Opted
+    // out) offered as no custom field, so that the file imports back as it is.
+    const externalId = found.find((h) => EXTERNAL_ID_COLUMN.test(h) && !mapped.has(h));
+    setExternal(
+      externalId ? { header: externalId, label: EXTERNAL_ID_COLUMN.exec(externalId)![1]! } : { header: '', label: '' },
+    );
+    const facts = Object.fromEntries(
+      found.filter((h) => (EXPORT_READ_ONLY_COLUMNS as readonly string[]).includes(h)).map((h) => [h, '']),
+    );
+    setCustom(
+      offerCustomFields(
+        found.filter((h) => h && !mapped.has(h)),
+        facts,
+      ),
+    );
   };
   const choose = async (e: Event) => {
     const picked = (e.currentTarget as HTMLInputElement).files?.[0];

@@ -142,7 +142,7 @@ function ListView(props: { id: string; admin: boolean; onBack: () => void }) {
     <>
       <PageTitle>{list.name}</PageTitle>
       {back}
-      <MembersPanel paged={members} onDetails={setDetails} />
+      <MembersPanel paged={members} onDetails={setDetails} exportHref={props.admin ? `${base}/export` : undefined} />
       {details && (
         <ContactPanel
           id={details}

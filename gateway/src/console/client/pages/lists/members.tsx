@@ -10,6 +10,8 @@ const when = (iso: string) => new Date(iso).toLocaleString();
 export function MembersPanel(props: {
   paged: ReturnType<typeof usePaged<ListContact>>;
   onDetails: (contactId: string) => void;
+  /** GET /v1/lists/{id}/export, for those allowed it (owners, admins); none for an agent. */
+  exportHref?: string;
 }) {
   const { paged } = props;
   return (
@@ -55,6 +57,18 @@ export function MembersPanel(props: {
         </div>
       )}
       <Pager label="Contact pages" paged={paged} />
+      {props.exportHref && paged.items && paged.items.length > 0 && (
+        <p>
+          {/* A plain link: the session's cookie is what the API reads, and the browser saves the file as it streams in,
+              named by the gateway after the list, however many contacts it holds. */}
+          <a class="download-link" href={props.exportHref} download>
+            Download CSV
+          </a>{' '}
+          <span class="hint">
+            Every contact of the list, for a spreadsheet or another CRM; it imports back as it is.
+          </span>
+        </p>
+      )}
     </Panel>
   );
 }
