@@ -27,11 +27,11 @@ export async function sendListCsv(gw: Gateway, res: Response, list: List): Promi
     'Cache-Control': 'no-store',
   });
   const gone = () => res.destroyed;
-  let rows = 0;
+  let chunks = 0;
   try {
     for await (const chunk of listCsv(gw.store, list, gone)) {
       if (gone()) break;
-      rows += 1;
+      chunks += 1;
       if (!res.write(chunk)) await drained(res);
     }
   } catch (err) {
@@ -40,6 +40,6 @@ export async function sendListCsv(gw: Gateway, res: Response, list: List): Promi
     res.destroy();
     return;
   }
-  if (gone()) gw.log.info({ listId: list.id, chunks: rows }, 'list export stopped: the client went away');
+  if (gone()) gw.log.info({ listId: list.id, chunks }, 'list export stopped: the client went away');
   else res.end();
 }
