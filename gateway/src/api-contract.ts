@@ -124,7 +124,8 @@ export type HandoffAssignment = (typeof HANDOFF_ASSIGNMENTS)[number];
  * Why a conversation was handed to a person: the contact asked, a team member took over, no campaign's bot answers
  * the contact, the bot could not answer (not confident, no FAQs to answer from, an LLM's own call), or the account
  * had no credits to pay for the bot's answer, or the bot's answer was longer than the channel takes in a message, or
- * the contact sent a file with no text, which the bot cannot read.
+ * the contact sent a file with no text, which the bot cannot read, or the bot had answered the conversation as many
+ * times within an hour as the account allows (a conversation that ran away: botReplyLimit of /v1/settings).
  */
 export const HANDOFF_REASONS = [
   'contact_asked',
@@ -137,6 +138,7 @@ export const HANDOFF_REASONS = [
   'answer_too_long',
   'file_only',
   'reply_failed',
+  'bot_reply_limit',
 ] as const;
 export type HandoffReason = (typeof HANDOFF_REASONS)[number];
 

@@ -48,7 +48,7 @@ const EVENTS = [
     name: 'Hand-Off',
     value: 'handoff',
     description:
-      'A conversation passed to a person: the contact asked for one, the bot could not answer (or its answer never reached the contact) or chose to hand over, or a team member took over; names the channel and the team member it is assigned to, if any',
+      'A conversation passed to a person: the contact asked for one, the bot could not answer (or its answer never reached the contact), chose to hand over or had answered the conversation as often within an hour as the account allows, or a team member took over; names the channel and the team member it is assigned to, if any',
   },
   {
     name: 'Hand-Off Waiting',

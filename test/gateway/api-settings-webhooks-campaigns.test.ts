@@ -28,12 +28,16 @@ beforeAll(async () => {
   account = await createAccount(ctx.gw);
 });
 
-/** A new account's hand-off notice, the built-in text in English, and its reminder after 15 minutes. */
+/**
+ * A new account's hand-off notice, the built-in text in English, its reminder after 15 minutes, and the team taking a
+ * conversation the bot has answered 30 times in an hour.
+ */
 const HANDOFF_DEFAULTS = {
   handoffMessage: null,
   defaultHandoffMessage: HANDOFF_NOTICE,
   language: 'en',
   handoffReminderAfter: '15m',
+  botReplyLimit: 30,
 };
 
 describe('settings', () => {

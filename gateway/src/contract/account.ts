@@ -17,6 +17,13 @@ export const settings = z.object({
     .describe(
       'How long a contact handed to the team may wait for a reply before the team is reminded (a duration, "15m" unless changed); null: no reminder',
     ),
+  botReplyLimit: z
+    .number()
+    .int()
+    .nullable()
+    .describe(
+      'The most answers the bot gives one conversation within a rolling hour (30 unless changed): the one past it hands the conversation to the team instead (bot_reply_limit); null: no limit',
+    ),
   defaultCountry: z
     .string()
     .nullable()

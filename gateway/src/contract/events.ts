@@ -104,7 +104,8 @@ export const handoffEvent = z
           "no_credits: the account had no credits to pay for the bot's answer; " +
           "answer_too_long: the bot's answer was longer than the channel takes in a message; " +
           'file_only: the contact sent a file (a photo, a voice note) with no text, which the bot cannot read; ' +
-          "reply_failed: the bot's answer failed for good (no receiver, the provider or every receiver gave up): it never reached the contact",
+          "reply_failed: the bot's answer failed for good (no receiver, the provider or every receiver gave up): it never reached the contact; " +
+          "bot_reply_limit: the bot had answered the conversation as many times within an hour as botReplyLimit of /settings allows (a conversation that ran away, such as a bridge posting the bot's replies back as the contact's)",
       ),
     body: z
       .string()

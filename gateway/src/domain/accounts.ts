@@ -65,6 +65,8 @@ export interface Account {
   handoffAssignment?: HandoffAssignment;
   /** How long a contact waits for a person before the team is reminded ("15m"); the default when unset, off when null. */
   handoffReminderAfter?: string | null;
+  /** The most answers the bot gives one conversation within an hour; the default when unset, no limit when null. */
+  botReplyLimit?: number | null;
   /** ISO 3166-1 alpha-2: the country whose national phone numbers (no +) the account writes; none when unset. */
   defaultCountry?: string | null;
   /** The balance (hundredths) under which the team is warned; none when unset or null. */

@@ -76,6 +76,12 @@ export interface Conversation {
    * questions as the contact read them (absent on those asked before they were kept): the FAQs may be edited meanwhile.
    */
   clarifying?: { campaignId: string; options: number[]; questions?: string[] } | null;
+  /**
+   * When the bot's answers of the last hour went, its latest few (bot-reply-limit.ts): past the account's limit the
+   * team takes the conversation. Kept on the conversation, which every answer writes anyway, rather than counted
+   * among the contact's messages; cleared when a person gives the conversation back to the bot.
+   */
+  botReplyTimes?: string[] | null;
   /** When the bot reported the campaign's goal reached in this conversation. */
   goalReachedAt?: string | null;
   /** The member (or the owner) whose conversation it is to answer; null: nobody's. */
@@ -403,6 +409,7 @@ function publicConversation(
     botAnsweredId: _b,
     botLeftId: _l,
     clarifying: _c,
+    botReplyTimes: _t,
     failing: _f,
     awaiting: _w,
     handoffNoticeAt: _n,

@@ -17,6 +17,7 @@ import { emitEvent } from '../domain/emit-event.js';
 import { scheduleFollowUp } from './follow-ups.js';
 import { handOff, sendBotAnswer, tellHandoff } from './handoff.js';
 import { clockNow } from '../clock.js';
+import { botReplyLimitReached } from '../domain/bot-reply-limit.js';
 
 /** At most this many earlier messages go to the bot as the conversation so far. */
 const HISTORY = 20;
@@ -173,7 +174,9 @@ export async function runBotReply(gw: Engine, { conversationId, messageId }: Job
   // A file with no text (a photo, a voice note) is no "ok" to leave unanswered: the bot reads text only.
   const fileOnly = !context.message && !!message.media && message.createdAt >= (conversation.bot.since ?? '');
   if (!context.message && !fileOnly) return;
-  const answer = fileOnly ? undefined : await gw.providers.answer(gw, account, campaign, context);
+  // Past the limit no answer is worked out at all: an LLM's is paid for too.
+  const runaway = botReplyLimitReached(account, conversation);
+  const answer = fileOnly || runaway ? undefined : await gw.providers.answer(gw, account, campaign, context);
 
   await gw.store.transact(async (tx) => {
     const latest = await tx.get<Conversation>('conversations', conversationId);
@@ -197,9 +200,32 @@ export async function runBotReply(gw: Engine, { conversationId, messageId }: Job
       campaignId: latest.campaignId ?? campaign.id,
       clarifying,
     });
-    if (answer) await speak(tx, gw, account, person, marked, campaign, answer, message);
+    if (runaway || botReplyLimitReached(account, latest))
+      await stopRunaway(tx, gw, account, person, marked, campaign, context.message || null);
+    else if (answer) await speak(tx, gw, account, person, marked, campaign, answer, message);
     else await handToTeam(tx, gw, account, person, marked, campaign, FILE_ONLY, message);
   });
+}
+
+/**
+ * The bot has answered the conversation as often within the hour as the account allows (botReplyLimit): a
+ * conversation that ran away, a bridge posting the bot's replies back as the contact's or two bots answering each
+ * other, would be answered for ever, each answer paid for. The answer past the limit is not given; the team takes the
+ * conversation, with the contact's unanswered messages, and the contact is told a person will answer in the gateway's
+ * own notice: free, and no answer of the bot's, so it counts for nothing. Its echo, if the bridge posts it back too,
+ * finds the conversation with the team and waits for a person, as every message does until one gives it back.
+ */
+async function stopRunaway(
+  tx: Tx,
+  gw: Engine,
+  account: Account,
+  contact: Contact,
+  conversation: Conversation,
+  campaign: Campaign,
+  body: string | null,
+): Promise<void> {
+  const told = await tellHandoff(tx, gw, account, contact, conversation, campaign);
+  await handOff(tx, account, told, 'bot_reply_limit', body);
 }
 
 /** The campaign's bot was turned off (or the campaign paused) before its answer was due: a person answers it. */

@@ -145,7 +145,9 @@ export async function setBot(
         result.push(takingOver(conversation) ? await handOff(tx, account, conversation, 'team', null) : conversation);
       else {
         const status = conversation.status === 'handed_off' ? 'active' : conversation.status;
-        result.push(await updateConversation(tx, conversation, { bot: { active: true, since: now() }, status }));
+        // Given back, the bot's count starts afresh: a person has looked at it, and the next message is answered.
+        const back = { bot: { active: true, since: now() }, status, botReplyTimes: null };
+        result.push(await updateConversation(tx, conversation, back));
       }
     }
     return result;

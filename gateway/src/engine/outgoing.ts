@@ -12,6 +12,7 @@ import { reengagementTemplateFor, type WhatsAppTemplate } from '../domain/whatsa
 import { ApiError } from '../errors.js';
 import type { Tx } from '../store/store.js';
 import { changeStatus } from '../domain/message-status-change.js';
+import { countedAnswer } from '../domain/bot-reply-limit.js';
 import {
   checkConsent,
   handOver,
@@ -117,7 +118,13 @@ export async function sendOnConversation(
     message.status === 'failed'
       ? ((await tx.get<Conversation>('conversations', conversation.id)) ?? conversation)
       : conversation;
-  return { message, conversation: await touchConversation(tx, current, { lastMessage: lastMessageOf(message) }) };
+  // The bot's answers that go are counted on the conversation, in the same write: past the account's limit within an
+  // hour, the team takes it (bot-reply.ts).
+  const counted = countedAnswer(account, current, message);
+  return {
+    message,
+    conversation: await touchConversation(tx, current, { lastMessage: lastMessageOf(message), ...counted }),
+  };
 }
 
 export interface SendInput {

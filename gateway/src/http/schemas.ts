@@ -24,6 +24,7 @@ import { identifiable } from '../domain/contact-identity.js';
 import { searchQuery } from '../domain/contact-search.js';
 import { isEmail } from '../domain/email.js';
 import { isPhoneCountry } from '../domain/phone.js';
+import { MAX_BOT_REPLY_LIMIT } from '../domain/bot-reply-limit.js';
 
 /**
  * One schema per request body, used by its route and by the OpenAPI document. Field names follow the spec,
@@ -448,6 +449,7 @@ const languageTag = text(35)
   })
   .overwrite((tag) => canonicalTag(tag)!)
   .describe('A BCP 47 language tag such as "en", "pt-BR", "es-419" or "zh-Hant-TW"; kept in its canonical form');
+const WHOLE_LIMIT = `must be a whole number from 1 to ${MAX_BOT_REPLY_LIMIT}, or null for no limit`;
 export const settingsUpdate = z
   .object({
     customChannelWebhookUrl: webhookUrl.nullable(),
@@ -473,6 +475,15 @@ export const settingsUpdate = z
       .describe(
         'How long a contact handed to the team may wait for a reply (a duration from "1m" to "7d", such as "15m" or "1h") before the assignee and the whole team are reminded and a handoff_waiting event is delivered, once per wait; null: no reminder',
       ),
+    botReplyLimit: z
+      .number({ error: WHOLE_LIMIT })
+      .int({ error: WHOLE_LIMIT })
+      .min(1, { error: WHOLE_LIMIT })
+      .max(MAX_BOT_REPLY_LIMIT, { error: WHOLE_LIMIT })
+      .nullable()
+      .describe(
+        `The most answers the bot gives one conversation within a rolling hour, a whole number from 1 to ${MAX_BOT_REPLY_LIMIT} (30 unless changed): the answer past it is not given, and the conversation is handed to the team (reason bot_reply_limit) and the contact told a person will answer, so that a conversation that runs away (a bridge posting the bot's replies back as the contact's, two bots answering each other) does not spend the credits; a person giving the conversation back starts the count afresh. null: no limit`,
+      ),
     defaultCountry: z
       .string()
       .trim()
@@ -486,7 +497,7 @@ export const settingsUpdate = z
   .partial()
   .refine(
     (b) => Object.keys(b).length > 0,
-    'give customChannelWebhookUrl, helpText, handoffAssignment, handoffReminderAfter, defaultCountry, handoffMessage or language',
+    'give customChannelWebhookUrl, helpText, handoffAssignment, handoffReminderAfter, botReplyLimit, defaultCountry, handoffMessage or language',
   );
 
 export const botSettingsUpdate = z

@@ -627,7 +627,7 @@ export interface components {
       /** @description The custom channel's label, with channel "custom"; else null */
       customChannel: string | null;
       /**
-       * @description contact_asked: the contact asked for a person; team: a team member took over; no_campaign: no campaign's bot answers the contact; bot_not_confident, bot_no_knowledge (a campaign without FAQs), bot_handoff (an LLM's call): the bot could not answer; no_credits: the account had no credits to pay for the bot's answer; answer_too_long: the bot's answer was longer than the channel takes in a message; file_only: the contact sent a file (a photo, a voice note) with no text, which the bot cannot read; reply_failed: the bot's answer failed for good (no receiver, the provider or every receiver gave up): it never reached the contact
+       * @description contact_asked: the contact asked for a person; team: a team member took over; no_campaign: no campaign's bot answers the contact; bot_not_confident, bot_no_knowledge (a campaign without FAQs), bot_handoff (an LLM's call): the bot could not answer; no_credits: the account had no credits to pay for the bot's answer; answer_too_long: the bot's answer was longer than the channel takes in a message; file_only: the contact sent a file (a photo, a voice note) with no text, which the bot cannot read; reply_failed: the bot's answer failed for good (no receiver, the provider or every receiver gave up): it never reached the contact; bot_reply_limit: the bot had answered the conversation as many times within an hour as botReplyLimit of /settings allows (a conversation that ran away, such as a bridge posting the bot's replies back as the contact's)
        * @enum {string}
        */
       reason:
@@ -640,7 +640,8 @@ export interface components {
         | 'no_credits'
         | 'answer_too_long'
         | 'file_only'
-        | 'reply_failed';
+        | 'reply_failed'
+        | 'bot_reply_limit';
       /** @description What the contact wrote that was handed off; null when a team member took over or they wrote no text */
       body: string | null;
       /** @description Who of the team has the conversation; null for nobody */
@@ -692,6 +693,7 @@ export interface components {
             | 'answer_too_long'
             | 'file_only'
             | 'reply_failed'
+            | 'bot_reply_limit'
           )
         | null;
       /** @description The contact's latest message; null when it holds no text (a file alone) or there is none */
