@@ -1,5 +1,5 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { request, type TestGateway } from '../helpers/gateway';
+import { advanceClock, request, type TestGateway } from '../helpers/gateway';
 import { dataUri, HANDOFF_NOTICE, incoming, png, poll, Receiver } from '../gateway/api-support';
 import {
   HOSTILE,
@@ -63,7 +63,11 @@ const told = (id: string) =>
 beforeAll(async () => {
   receiverUp = true;
   hook = await Receiver.start(() => (receiverUp ? { status: 200 } : { status: 500, body: 'receiver down' }));
-  [gw, browser] = await startConsole({ LEADCHAT_WEBHOOK_RETRIES: '100ms,100ms', LEADCHAT_JOB_POLL: '100ms' });
+  [gw, browser] = await startConsole({
+    LEADCHAT_WEBHOOK_RETRIES: '100ms,100ms',
+    LEADCHAT_JOB_POLL: '100ms',
+    LEADCHAT_TEST_CLOCK: '1',
+  });
   owner = await consoleAccount(gw, { name: 'Inbox Dental' });
   other = await consoleAccount(gw, { name: 'Other Business' });
   expect((await api('PUT', '/v1/settings', { customChannelWebhookUrl: hook.url })).status).toBe(200);
@@ -708,6 +712,41 @@ test("each channel's reply box says how the reply is sent; why a conversation wa
     'When this came in, the campaign had no FAQs for the bot to answer from: “Do you whiten teeth?”',
   );
   expect(await seriousViolations(page)).toEqual([]);
+});
+
+test('a conversation the bot had answered as often in an hour as the settings allow says so', async () => {
+  const faq = (
+    await api('POST', '/v1/campaigns', {
+      name: 'Implants',
+      channel: 'custom',
+      customChannel: 'web-chat',
+      bot: { faqs: [{ question: 'Do you do implants?', answer: 'Yes, from $900.' }] },
+    })
+  ).body;
+  expect((await api('PUT', '/v1/settings', { botReplyLimit: 1 })).status).toBe(200);
+  const ask = async (body: string) => {
+    const data = { fromId: 'visitor-ivan', firstName: 'Ivan', channel: 'web-chat', body, campaignId: faq.id };
+    expect((await api('POST', '/v1/incoming_custom_channel_message', incoming(data))).status).toBe(200);
+    // Past the bot's wait for more of a burst (LEADCHAT_BOT_DEBOUNCE).
+    await advanceClock(gw, '5s');
+  };
+  const ivan = async () =>
+    (await api('GET', '/v1/conversations')).body.data.find(
+      (c: { contact: { firstName: string } }) => c.contact?.firstName === 'Ivan',
+    );
+  await ask('Do you do implants?');
+  await poll(ivan, (c) => c?.lastMessage?.author === 'bot', 15_000);
+  await ask('Do you do implants? How long does it take?');
+  const handedOff = await poll(ivan, (c) => c?.status === 'handed_off', 15_000);
+  expect(handedOff.handoff.reason).toBe('bot_reply_limit');
+  expect((await api('PUT', '/v1/settings', { botReplyLimit: 30 })).status).toBe(200);
+
+  await page.goto(url(`/console/inbox?c=${handedOff.id}`));
+  const why = page.locator('.inbox-handoff-why');
+  await why.waitFor();
+  expect(await why.textContent()).toBe(
+    'The bot had answered this conversation as many times in an hour as the settings allow: “Do you do implants? How long does it take?”',
+  );
 });
 
 test('more conversations needing a reply than one page holds: "Show more conversations" shows the rest', async () => {

@@ -492,6 +492,43 @@ test('Bot provider: the team is reminded when a contact handed over waits 15 min
   expect((await api('GET', '/v1/settings')).body.handoffReminderAfter).toBeNull();
 });
 
+test('Bot provider: the team takes a conversation the bot has answered 30 times in an hour, unless changed or turned off', async () => {
+  await ownerPage.goto(url('/console/settings/bot'));
+  const now = ownerPage.locator('#bot-reply-limit-now');
+  const on = ownerPage.getByLabel('Hand a conversation to the team when the bot has answered it N times in an hour');
+  const limit = ownerPage.getByLabel('Answers in an hour', { exact: true });
+  const save = ownerPage.getByRole('button', { name: 'Save limit' });
+  await now
+    .filter({ hasText: 'Now: the team takes a conversation once the bot has answered it 30 times in an hour' })
+    .waitFor();
+  expect(await on.isChecked()).toBe(true);
+  expect(await limit.inputValue()).toBe('30');
+
+  await limit.fill('1001');
+  await save.click();
+  await ownerPage
+    .getByRole('alert')
+    .filter({ hasText: /^Answers in an hour must be a whole number from 1 to 1000/ })
+    .waitFor();
+  await limit.fill('12');
+  await save.click();
+  await status(ownerPage, 'The team takes a conversation once the bot has answered it 12 times in an hour.').waitFor();
+  await now
+    .filter({ hasText: 'Now: the team takes a conversation once the bot has answered it 12 times in an hour' })
+    .waitFor();
+  expect((await api('GET', '/v1/settings')).body.botReplyLimit).toBe(12);
+  expect(await seriousViolations(ownerPage)).toEqual([]);
+
+  await on.uncheck();
+  await limit.waitFor({ state: 'detached' });
+  await save.click();
+  await status(ownerPage, 'The bot’s answers are not limited.').waitFor();
+  await now.filter({ hasText: 'Now: no limit' }).waitFor();
+  expect((await api('GET', '/v1/settings')).body.botReplyLimit).toBeNull();
+  // Back as it was, for the tests after this one.
+  expect((await api('PUT', '/v1/settings', { botReplyLimit: 30 })).status).toBe(200);
+});
+
 test('Bot provider: what the default campaign does, and where a message no campaign answers goes without one', async () => {
   await ownerPage.goto(url('/console/settings/bot'));
   const now = ownerPage.locator('#bot-default-campaign-now');

@@ -44,6 +44,7 @@ const HANDOFF_REASON: Record<string, string> = {
   answer_too_long: 'The bot’s answer to this is longer than the channel takes in a message',
   file_only: 'The contact sent a file with no text, which the bot cannot read',
   reply_failed: 'The bot’s answer to this failed: it never reached the contact',
+  bot_reply_limit: 'The bot had answered this conversation as many times in an hour as the settings allow',
 };
 
 export function handoffWhy(handoff: NonNullable<Conversation['handoff']>): string {

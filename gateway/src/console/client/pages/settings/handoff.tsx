@@ -4,10 +4,11 @@ import { Loading, useResource } from '../../components/load.js';
 import { HandoffAssignmentPanel } from './handoff-assignment.js';
 import { HandoffMessagePanel } from './handoff-message.js';
 import { HandoffReminderPanel } from './handoff-reminder.js';
+import { BotReplyLimitPanel } from './bot-reply-limit.js';
 
 /**
- * Who gets a hand-off, what the contact is told then, and when the team is reminded that nobody answered: settings of
- * /v1/settings, read once for the three.
+ * Who gets a hand-off, what the contact is told then, when the team is reminded that nobody answered, and when the
+ * team takes a conversation the bot has answered too often: settings of /v1/settings, read once for the four.
  */
 export function HandoffPanels() {
   const settings = useResource<Settings>('/v1/settings');
@@ -22,6 +23,7 @@ export function HandoffPanels() {
       <HandoffAssignmentPanel settings={settings.data} onSaved={settings.setData} />
       <HandoffMessagePanel settings={settings.data} onSaved={settings.setData} />
       <HandoffReminderPanel settings={settings.data} onSaved={settings.setData} />
+      <BotReplyLimitPanel settings={settings.data} onSaved={settings.setData} />
     </>
   );
 }
