@@ -1,3 +1,4 @@
+import { teamMember } from '../console/support';
 import {
   advanceClock,
   api,
@@ -98,7 +99,8 @@ async function settle(echoes: Array<Promise<unknown>>): Promise<void> {
 }
 
 test('a bridge echoing the bot back: the bot answers 3 times, then the team takes the conversation and the contact is told once; 3 answers are paid', async () => {
-  const { account, replies, hook, echoes } = await setUp({ botReplyLimit: 3 });
+  const { account, replies, hook, echoes } = await setUp({ botReplyLimit: 3, handoffAssignment: 'round_robin' });
+  const agent = await teamMember(ctx.gw, account, 'agent', 'Ana Agent');
   const fromId = unique('visitor');
   const { contactId, conversationId } = await write(account, fromId, 'When are you open?');
   await poll(
@@ -126,13 +128,23 @@ test('a bridge echoing the bot back: the bot answers 3 times, then the team take
   ]);
 
   expect(handoffs(hook, contactId)).toEqual([
-    expect.objectContaining({ reason: 'bot_reply_limit', body: ANSWER, conversationId, channel: 'custom' }),
+    expect.objectContaining({
+      reason: 'bot_reply_limit',
+      body: ANSWER,
+      conversationId,
+      channel: 'custom',
+      assignee: expect.objectContaining({ id: agent.id }),
+    }),
   ]);
-  expect(await conversation(account, conversationId)).toMatchObject({
+  // As any hand-off: the next agent in turn has it, it needs a reply, and the wait is timed for the reminder.
+  const handedOff = await conversation(account, conversationId);
+  expect(handedOff).toMatchObject({
     status: 'handed_off',
     bot: { active: false },
     handoff: { reason: 'bot_reply_limit', message: ANSWER },
+    assigneeId: agent.id,
     needsReply: true,
+    waitingSince: handedOff.handoff.at,
   });
   // Paid: the three answers, and not the notice.
   const ledger = (await api(ctx.gw, account, 'GET', 'credits')).body;
@@ -196,6 +208,25 @@ test('given back by a person, the bot counts afresh: it answers the next message
   await settle(echoes);
   expect(sentTo(replies, fromId).slice(3)).toEqual([ANSWER, ANSWER, HANDOFF_NOTICE]);
   expect(handoffs(hook, contactId).map((h) => h.reason)).toEqual(['bot_reply_limit', 'bot_reply_limit']);
+});
+
+test("only the bot's answers count: the gateway's answers to HELP do not", async () => {
+  const { account, replies, hook, echoes, bridge } = await setUp({ botReplyLimit: 1 });
+  bridge.echo = false;
+  const fromId = unique('visitor');
+  const say = async (body: string) => {
+    await write(account, fromId, body);
+    await settle(echoes);
+  };
+  await say('HELP');
+  await say('HELP');
+  const { contactId } = await write(account, fromId, 'When are you open?');
+  await settle(echoes);
+  expect(sentTo(replies, fromId).slice(2)).toEqual([ANSWER]);
+  expect(handoffs(hook, contactId)).toEqual([]);
+  await say('When are you open?');
+  expect(sentTo(replies, fromId).slice(3)).toEqual([HANDOFF_NOTICE]);
+  expect(handoffs(hook, contactId).map((h) => h.reason)).toEqual(['bot_reply_limit']);
 });
 
 test('answers older than an hour do not count', async () => {
