@@ -210,6 +210,25 @@ test('given back by a person, the bot counts afresh: it answers the next message
   expect(handoffs(hook, contactId).map((h) => h.reason)).toEqual(['bot_reply_limit', 'bot_reply_limit']);
 });
 
+test('turning on a bot that is on already does not start the count afresh', async () => {
+  const { account, replies, hook, echoes, bridge } = await setUp({ botReplyLimit: 2 });
+  bridge.echo = false;
+  const fromId = unique('visitor');
+  const ask = async () => {
+    const { contactId } = await write(account, fromId, 'When are you open?');
+    await settle(echoes);
+    // A workflow that turns the bot on at every message.
+    const on = await api(ctx.gw, account, 'POST', `contacts/${contactId}/bot`, { body: { active: true } });
+    expect(on.status).toBe(200);
+    return contactId;
+  };
+  await ask();
+  await ask();
+  const contactId = await ask();
+  expect(sentTo(replies, fromId)).toEqual([ANSWER, ANSWER, HANDOFF_NOTICE]);
+  expect(handoffs(hook, contactId).map((h) => h.reason)).toEqual(['bot_reply_limit']);
+});
+
 test("only the bot's answers count: the gateway's answers to HELP do not", async () => {
   const { account, replies, hook, echoes, bridge } = await setUp({ botReplyLimit: 1 });
   bridge.echo = false;

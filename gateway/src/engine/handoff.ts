@@ -145,8 +145,10 @@ export async function setBot(
         result.push(takingOver(conversation) ? await handOff(tx, account, conversation, 'team', null) : conversation);
       else {
         const status = conversation.status === 'handed_off' ? 'active' : conversation.status;
-        // Given back, the bot's count starts afresh: a person has looked at it, and the next message is answered.
-        const back = { bot: { active: true, since: now() }, status, botReplyTimes: null };
+        // Given back, the bot's count starts afresh: a person has looked at it, and the next message is answered. Only
+        // given back: a workflow turning on a bot that is on already does not lift the limit.
+        const afresh = conversation.bot.active ? {} : { botReplyTimes: null };
+        const back = { bot: { active: true, since: now() }, status, ...afresh };
         result.push(await updateConversation(tx, conversation, back));
       }
     }
