@@ -122,8 +122,8 @@ const SUCCESS_HEADERS = {
     enum: ['bytes'],
   }),
   'Content-Disposition': header(
-    'A file to save, with its name: `filename` in ASCII, and `filename*` (RFC 6266) in UTF-8 when the name is not ASCII',
-    { type: 'string', pattern: '^attachment; filename="[ -~]*"' },
+    'A file to save, with its name: `filename` in ASCII (quoted unless it is a token), and `filename*` (RFC 6266) in UTF-8 when the name is not ASCII',
+    { type: 'string', pattern: '^attachment; filename=("[ -~]*"|[!#$%&\'*+.^_`|~0-9A-Za-z-]+)' },
   ),
   'Content-Range': header('On 206: the bytes answered and the size of the whole file, `bytes <first>-<last>/<size>`', {
     type: 'string',
