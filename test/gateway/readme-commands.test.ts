@@ -149,6 +149,7 @@ const RUN_HERE = [
   'docs/api.md › ## Reply delivery and webhooks',
   'docs/api.md › ## Contacts on every channel',
   'docs/api.md › ## Importing contacts into a list',
+  "docs/api.md › ## Exporting a list's contacts",
   'docs/api.md › ## The AI bot',
 ];
 
@@ -321,6 +322,8 @@ describe("the API guide's requests work as printed, sent to this gateway's port"
     where: string,
     extraEnv: (key: string) => Promise<Record<string, string>> = async () => ({}),
     next: (answer: any) => Record<string, string> = () => ({}),
+    /** What a command answered: its output as JSON, or what it left in the folder it ran in. */
+    answerOf: (output: string, folder: string) => any = (output) => JSON.parse(output),
   ) {
     const commands = commandsUnder(where);
     expect(commands.every((command) => command.startsWith('curl --cacert data/tls/cert.pem '))).toBe(true);
@@ -340,7 +343,7 @@ describe("the API guide's requests work as printed, sent to this gateway's port"
       );
       const answers = [];
       for (const command of local) {
-        const answer = JSON.parse((await runAll([command], folder, env))[0]!);
+        const answer = answerOf((await runAll([command], folder, env))[0]!, folder);
         answers.push(answer);
         env = { ...env, ...next(answer) };
       }
@@ -388,6 +391,27 @@ describe("the API guide's requests work as printed, sent to this gateway's port"
     expect(answers).toEqual([
       expect.objectContaining({ id: expect.stringMatching(/^imp_/), status: 'queued', total: 1 }),
     ]);
+  });
+
+  test("a list's export is saved under the list's name, its contacts in the columns the guide names", async () => {
+    const { answers } = await curl(
+      "docs/api.md › ## Exporting a list's contacts",
+      async (apiKey) => {
+        const list = await request(gw, 'POST', '/v1/lists', { apiKey, body: { name: 'Leads' } });
+        const contact = await request(gw, 'POST', '/v1/contacts', {
+          apiKey,
+          body: { phone: '+14155550123', firstName: 'Ana', externalIds: { livechat: 'visitor-42' } },
+        });
+        const body = { contactId: contact.body.id };
+        expect((await request(gw, 'POST', `/v1/lists/${list.body.id}/contacts`, { apiKey, body })).status).toBe(201);
+        return { LIST_ID: list.body.id };
+      },
+      undefined,
+      (_output, folder) => readFileSync(path.join(folder, 'Leads.csv'), 'utf8'),
+    );
+    const [header, row] = (answers[0] as string).replace(/^\ufeff/, '').split('\r\n');
+    expect(header).toBe('Phone,First name,Last name,Email,External ID (livechat),Contact ID,Added to list,Opted out');
+    expect(row).toMatch(/^\+14155550123,Ana,,,visitor-42,ct_\w+,[\d-]+T[\d:.]+Z,no$/);
   });
 
   test("a list and a Live campaign of it are made, and a contact added to the list gets the campaign's opening", async () => {
