@@ -67,6 +67,7 @@ describe('API key presentation', () => {
     const contact = await post('contacts', { phone: uniquePhone(), firstName: 'Ana' });
     const list = await post('lists', { name: 'Keyed' });
     const campaign = await post('campaigns', { name: 'Keyed', channel: 'custom', customChannel: 'chat' });
+    const savedReply = await post('saved-replies', { name: 'Prices', text: 'Our prices are on the site' });
     const subAccount = await createAccount(ctx.gw, { parentEmail: agency.email });
     const { messageId } = await post('incoming_custom_channel_message', incoming({ fromId: unique('u') }));
     const received = (await api(ctx.gw, agency, 'GET', `messages/${messageId}`)).body;
@@ -76,6 +77,7 @@ describe('API key presentation', () => {
       '/lists/': list.id,
       '/campaigns/': campaign.id,
       '/subaccounts/': subAccount.id,
+      '/saved-replies/': savedReply.id,
     };
     const required: Record<string, Record<string, string>> = {
       '/contacts': { q: 'Ana' },
@@ -87,7 +89,7 @@ describe('API key presentation', () => {
     );
     expect(reading.length).toBeGreaterThan(10);
     for (const [path] of reading) {
-      const concrete = path.replace(/^(\/\w+\/)\{\w+\}/, (_all, base: string) => `${base}${ids[base]}`);
+      const concrete = path.replace(/^(\/[\w-]+\/)\{\w+\}/, (_all, base: string) => `${base}${ids[base]}`);
       const res = await api(ctx.gw, agency, 'GET', `/v1${concrete}`, { keyIn: 'query', query: required[path] });
       expect({ path, status: res.status, body: res.status === 200 ? 'answered' : res.body }).toEqual({
         path,
