@@ -2,7 +2,7 @@ import type { Gateway } from '../context.js';
 import { ApiError, badRequest, notFound } from '../errors.js';
 import { newId, now } from '../ids.js';
 import type { Reader, Tx } from '../store/store.js';
-import type { HandoffAssignment } from '../api-contract.js';
+import type { HandoffAssignment, SendingWindow } from '../api-contract.js';
 import type { ChannelCredentials } from './channel-credentials.js';
 import type { ReplacedSecret } from './signing-secrets.js';
 import { digest, hashPassword, newApiKey, newWebhookSecret, sameDigest } from './secrets.js';
@@ -65,6 +65,10 @@ export interface Account {
   handoffAssignment?: HandoffAssignment;
   /** How long a contact waits for a person before the team is reminded ("15m"); the default when unset, off when null. */
   handoffReminderAfter?: string | null;
+  /** When the team works (a window as a campaign's sendingWindow); always, when unset or null. */
+  businessHours?: SendingWindow | null;
+  /** What a contact is told at a hand-off out of business hours; the built-in text when unset. */
+  awayMessage?: string | null;
   /** The most answers the bot gives one conversation within an hour; the default when unset, no limit when null. */
   botReplyLimit?: number | null;
   /** ISO 3166-1 alpha-2: the country whose national phone numbers (no +) the account writes; none when unset. */

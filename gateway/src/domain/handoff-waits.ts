@@ -3,6 +3,7 @@ import type { Tx } from '../store/store.js';
 import type { Account } from './accounts.js';
 import { formatDuration, MINUTE_MS, parseDuration } from './durations.js';
 import { newJob } from './job-kinds.js';
+import { afterBusinessTime } from './business-time.js';
 
 /**
  * How long a contact may wait for a person before the team is reminded (handoffReminderAfter of /v1/settings). On
@@ -71,16 +72,24 @@ export async function earlierWait(
   return { waitingSince: since, remindedAt: null };
 }
 
-/** The reminder of a wait begun at `since`, due when the account's reminder runs out (at once when it has). */
+/**
+ * The reminder of a wait begun at `since`, due when the account's reminder runs out (at once when it has), counting
+ * only the time within its business hours: a contact handed over at night is reminded of once the team has been back
+ * for that long.
+ */
 async function queueReminder(tx: Tx, conversation: Wait, since: string): Promise<void> {
   const account = await tx.get<Account>('accounts', conversation.accountId);
   const after = account ? reminderAfter(account) : null;
-  if (after === null) return;
+  if (!account || after === null) return;
   await tx.enqueue(
     newJob(
       'handoff_reminder',
       { conversationId: conversation.id, since },
-      { runAt: Date.parse(since) + after, key: reminderKey(conversation.id, since), accountId: conversation.accountId },
+      {
+        runAt: afterBusinessTime(account.businessHours, Date.parse(since), after),
+        key: reminderKey(conversation.id, since),
+        accountId: conversation.accountId,
+      },
     ),
   );
 }

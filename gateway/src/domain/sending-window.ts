@@ -4,7 +4,8 @@ import { WEEKDAYS, type SendingWindow, type Weekday } from '../api-contract.js';
 import { canonicalZone, offsetAt, wallClock } from './time-zone.js';
 
 /**
- * A campaign's sending window (quiet hours outside it): messages due outside it wait for its next opening.
+ * A campaign's sending window (quiet hours outside it): messages due outside it wait for its next opening. The
+ * account's business hours are the same kind of window (hand-off notices and reminders keep to them).
  *
  * Rules:
  * - `start` and `end` are local wall-clock times "HH:MM" (24 h, two digits each, "00:00" to "23:59") in `timezone`,
@@ -31,12 +32,20 @@ export const SEARCH_DAYS = 15;
 
 const HHMM = /^([01]\d|2[0-3]):([0-5]\d)$/;
 
-const windowError = (field: 'start' | 'end' | 'timezone' | 'days', message: string) =>
-  fieldError(`sendingWindow.${field}`, message, 'INVALID_SENDING_WINDOW', ' ');
+/** Which setting a window is, as its refusals name it: a campaign's sending window, or the account's business hours. */
+export interface WindowSetting {
+  field: string;
+  code: string;
+}
+export const SENDING_WINDOW: WindowSetting = { field: 'sendingWindow', code: 'INVALID_SENDING_WINDOW' };
+export const BUSINESS_HOURS: WindowSetting = { field: 'businessHours', code: 'INVALID_BUSINESS_HOURS' };
 
-function minuteOfDay(value: unknown, field: 'start' | 'end'): number {
+const windowError = (setting: WindowSetting, field: 'start' | 'end' | 'timezone' | 'days', message: string) =>
+  fieldError(`${setting.field}.${field}`, message, setting.code, ' ');
+
+function minuteOfDay(value: unknown, field: 'start' | 'end', setting = SENDING_WINDOW): number {
   const m = typeof value === 'string' ? HHMM.exec(value.trim()) : null;
-  if (!m) throw windowError(field, 'must be a time "HH:MM" between "00:00" and "23:59" (24-hour clock)');
+  if (!m) throw windowError(setting, field, 'must be a time "HH:MM" between "00:00" and "23:59" (24-hour clock)');
   return Number(m[1]) * 60 + Number(m[2]);
 }
 
@@ -47,22 +56,28 @@ const quoted = (value: unknown): string | undefined =>
   typeof value === 'string' && value.length <= 20 ? JSON.stringify(value) : undefined;
 
 /** The days a window opens on, each once and in the week's order; null (every day) when none are given. */
-function weekdays(value: unknown): Weekday[] | null {
+function weekdays(value: unknown, setting: WindowSetting): Weekday[] | null {
   if (value === undefined || value === null) return null;
-  if (!Array.isArray(value)) throw windowError('days', `must be a list of days of the week, such as ["mon","tue"]`);
+  if (!Array.isArray(value))
+    throw windowError(setting, 'days', `must be a list of days of the week, such as ["mon","tue"]`);
   if (value.length === 0)
-    throw windowError('days', 'must name at least one day; leave it out, or give null, for a window open every day');
+    throw windowError(
+      setting,
+      'days',
+      'must name at least one day; leave it out, or give null, for a window open every day',
+    );
   const seen = new Set<string>();
   for (const day of value) {
     const name = typeof day === 'string' ? day.trim() : undefined;
     if (!name || !(WEEKDAYS as readonly string[]).includes(name)) {
       const which = quoted(day);
       throw windowError(
+        setting,
         'days',
         `must name days by their three lowercase letters, ${DAY_NAMES}${which ? `: ${which} is none of them` : ''}`,
       );
     }
-    if (seen.has(name)) throw windowError('days', `must name each day once: "${name}" is there twice`);
+    if (seen.has(name)) throw windowError(setting, 'days', `must name each day once: "${name}" is there twice`);
     seen.add(name);
   }
   return WEEKDAYS.filter((day) => seen.has(day));
@@ -97,37 +112,35 @@ const STANDARD_ALL_YEAR: Record<string, { time: string; zone: string; allYear: s
 };
 
 /**
- * Validates and normalizes a window (trimmed times, canonical zone). Throws a 400 ApiError naming the bad field.
+ * Validates and normalizes a window (trimmed times, canonical zone). Throws a 400 ApiError naming the bad field of
+ * `setting` (sendingWindow.start, businessHours.days, ...).
  * `kept`: the zone the campaign has, taken again as it is, so a campaign saved with one now refused still changes.
  */
-export function parseSendingWindow(input: unknown, kept?: string): SendingWindow {
-  if (!input || typeof input !== 'object')
-    throw badRequest('sendingWindow must be an object {start, end, timezone}', 'INVALID_SENDING_WINDOW');
+export function parseSendingWindow(input: unknown, kept?: string, setting = SENDING_WINDOW): SendingWindow {
+  const { field, code } = setting;
+  if (!input || typeof input !== 'object') throw badRequest(`${field} must be an object {start, end, timezone}`, code);
   const { start, end, timezone, days } = input as Record<string, unknown>;
-  const from = minuteOfDay(start, 'start');
-  const to = minuteOfDay(end, 'end');
+  const from = minuteOfDay(start, 'start', setting);
+  const to = minuteOfDay(end, 'end', setting);
   if (from === to) {
-    const fields = [
-      { field: 'sendingWindow.end', code: 'INVALID_SENDING_WINDOW', message: 'must differ from the start' },
-    ];
-    throw new ApiError(
-      400,
-      'INVALID_SENDING_WINDOW',
-      'sendingWindow.start and sendingWindow.end must differ',
-      {},
-      fields,
-    );
+    const fields = [{ field: `${field}.end`, code, message: 'must differ from the start' }];
+    throw new ApiError(400, code, `${field}.start and ${field}.end must differ`, {}, fields);
   }
   const fixed = typeof timezone === 'string' && timezone.trim() !== kept ? fixedClocks(timezone.trim()) : undefined;
-  if (fixed) throw windowError('timezone', fixed);
+  if (fixed) throw windowError(setting, 'timezone', fixed);
   let zone: string;
   try {
     if (typeof timezone !== 'string' || !timezone.trim()) throw new RangeError();
     zone = canonicalZone(timezone.trim());
   } catch {
-    throw windowError('timezone', 'must be an IANA time zone such as "America/New_York"');
+    throw windowError(setting, 'timezone', 'must be an IANA time zone such as "America/New_York"');
   }
-  return { start: (start as string).trim(), end: (end as string).trim(), timezone: zone, days: weekdays(days) };
+  return {
+    start: (start as string).trim(),
+    end: (end as string).trim(),
+    timezone: zone,
+    days: weekdays(days, setting),
+  };
 }
 
 /** The instants whose local time is `wall` (none in a gap, two in an overlap), earliest first. */
@@ -206,5 +219,27 @@ export function nextOpening(window: SendingWindow, at: number): number {
   }
   throw new Error(
     `sending window ${JSON.stringify(window)} does not open within ${SEARCH_DAYS} days of ${new Date(at).toISOString()}`,
+  );
+}
+
+/**
+ * `at` itself when the window is closed then, else the first later instant (epoch ms) at which it closes: the local
+ * end time, or a clock change that leaves the window (a skipped end, a clock turned back before the start).
+ */
+export function nextClosing(window: SendingWindow, at: number): number {
+  if (!isOpen(window, at)) return at;
+  const startOfLocalDay = Math.floor(wallClock(window.timezone, at) / DAY_MS) * DAY_MS;
+  const end = minuteOfDay(window.end, 'end') * MINUTE_MS;
+  // start ≠ end: an open window closes within a day or two, whatever its days.
+  for (let day = 0; day < SEARCH_DAYS; day++) {
+    const [from, to] = [at + day * DAY_MS, at + (day + 1) * DAY_MS];
+    const candidates = transitions(window.timezone, from, to);
+    for (let local = day - 1; local <= day + 2; local++)
+      candidates.push(...instantsOf(window.timezone, startOfLocalDay + local * DAY_MS + end));
+    const closing = candidates.filter((t) => t > from && t <= to && !isOpen(window, t)).sort((a, b) => a - b)[0];
+    if (closing !== undefined) return closing;
+  }
+  throw new Error(
+    `sending window ${JSON.stringify(window)} does not close within ${SEARCH_DAYS} days of ${new Date(at).toISOString()}`,
   );
 }

@@ -1,5 +1,6 @@
 import type { Gateway } from '../context.js';
-import { builtInHandoffNotice, DEFAULT_HELP_TEXT } from './texts.js';
+import { builtInAwayNotice, builtInHandoffNotice, DEFAULT_HELP_TEXT } from './texts.js';
+import { BUSINESS_HOURS, parseSendingWindow } from './sending-window.js';
 import { getAccount, type Account } from './accounts.js';
 import { previousSecretExpiresAt, rotated } from './signing-secrets.js';
 import { checkTarget } from './targets.js';
@@ -12,7 +13,7 @@ import type { Answer } from '../contract/shared.js';
  * Spec §4.7: the Custom Channel Webhook URL replies are posted to, and the secret that signs them; the answer
  * to a contact who writes HELP; who a hand-off assigns its conversation to, what the contact is told then, and how
  * long they may wait for a person before the team is reminded; how many answers the bot gives a conversation in an
- * hour before the team takes it; the country of the phone numbers the account writes without a country code; and the language of the gateway's own words.
+ * hour before the team takes it; when the team works (business hours) and what a contact is told out of them; the country of the phone numbers the account writes without a country code; and the language of the gateway's own words.
  */
 export const publicSettings = (a: Account): Answer<typeof settings> => ({
   customChannelWebhookUrl: a.customChannelWebhookUrl,
@@ -26,6 +27,9 @@ export const publicSettings = (a: Account): Answer<typeof settings> => ({
   handoffMessage: a.handoffMessage ?? null,
   defaultHandoffMessage: builtInHandoffNotice(a.language),
   language: a.language ?? 'en',
+  businessHours: a.businessHours ?? null,
+  awayMessage: a.awayMessage ?? null,
+  defaultAwayMessage: builtInAwayNotice(a.language),
 });
 
 export async function updateSettings(
@@ -41,7 +45,8 @@ export async function updateSettings(
     | 'defaultCountry'
     | 'handoffMessage'
     | 'language'
-  >,
+    | 'awayMessage'
+  > & { businessHours?: object | null },
 ): Promise<Account> {
   if (changes.customChannelWebhookUrl)
     await checkTarget(gw, changes.customChannelWebhookUrl, 'customChannelWebhookUrl');
@@ -49,7 +54,11 @@ export async function updateSettings(
     changes.handoffReminderAfter === undefined
       ? {}
       : { handoffReminderAfter: parseReminderAfter(changes.handoffReminderAfter) };
-  return gw.store.transact(async (tx) => tx.update<Account>('accounts', accountId, { ...changes, ...reminder }));
+  // Checked as a campaign's sending window is, its refusals naming businessHours.start and the like.
+  const { businessHours: asked, ...rest } = changes;
+  const hours =
+    asked === undefined ? {} : { businessHours: asked && parseSendingWindow(asked, undefined, BUSINESS_HOURS) };
+  return gw.store.transact(async (tx) => tx.update<Account>('accounts', accountId, { ...rest, ...reminder, ...hours }));
 }
 
 /** A new signing secret; the one it replaces still signs beside it for a day (see signing-secrets). */

@@ -33,6 +33,33 @@ export function handoffNotice(
   );
 }
 
+/**
+ * What a contact is told at a hand-off out of the team's business hours, in the campaign's language: the usual
+ * notice promises an answer "shortly", which a team gone home does not give.
+ */
+const AWAY_NOTICES: Record<string, string> = {
+  en: 'Thanks for your message! Our team is away right now; we will get back to you as soon as we are back.',
+  es: '¡Gracias por tu mensaje! Nuestro equipo no está disponible ahora; te responderemos en cuanto volvamos.',
+  pt: 'Obrigado pela sua mensagem! Nossa equipe não está disponível agora; vamos responder assim que voltarmos.',
+  fr: 'Merci pour votre message ! Notre équipe est absente pour le moment ; nous vous répondrons dès notre retour.',
+  de: 'Danke für Ihre Nachricht! Unser Team ist gerade nicht da; wir melden uns, sobald wir zurück sind.',
+  it: 'Grazie per il messaggio! Il nostro team non è disponibile in questo momento; ti risponderemo appena torniamo.',
+};
+
+/** The built-in away notice in a language, English where there is none of it. */
+export const builtInAwayNotice = (language: string | null | undefined): string =>
+  AWAY_NOTICES[baseLanguage(language)] ?? AWAY_NOTICES.en!;
+
+/**
+ * The hand-off notice out of business hours: the account's `awayMessage`, else the built-in text in the campaign's
+ * language, or the account's. It wins over the campaign's and the account's hand-off texts, which promise an answer
+ * soon.
+ */
+export const awayNotice = (
+  campaign: { language: string } | undefined,
+  account: { awayMessage?: string | null; language?: string | null },
+): string => account.awayMessage?.trim() || builtInAwayNotice(campaign?.language ?? account.language);
+
 /** The answer to HELP when the account has set no help text of its own (PUT /v1/settings {"helpText"}). */
 export const DEFAULT_HELP_TEXT = 'Reply STOP to unsubscribe, or ask for a person and a team member will answer you.';
 

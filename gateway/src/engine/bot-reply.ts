@@ -301,7 +301,10 @@ async function handToTeam(
   reply: ToTeam,
   message: Message,
 ): Promise<void> {
-  const notified = await tellHandoff(tx, gw, account, contact, conversation, campaign, { body: reply.body ?? null });
+  const notified = await tellHandoff(tx, gw, account, contact, conversation, campaign, {
+    body: reply.body ?? null,
+    answers: reply.questions !== undefined,
+  });
   // A reply that answered some questions of a burst hands off the others: the team and the unanswered list get those.
   const questions = reply.questions ?? (message.body ? [message.body] : []);
   await handOff(tx, account, notified, reply.reason, questions.join('\n') || null);

@@ -8,6 +8,9 @@ import { reminderAfter } from '../domain/handoff-waits.js';
 import type { JobKinds } from '../domain/job-kinds.js';
 import type { Message } from '../domain/messages.js';
 import { now } from '../ids.js';
+import { clockNow } from '../clock.js';
+import { outOfHours } from '../domain/business-time.js';
+import { nextOpening } from '../domain/sending-window.js';
 import type { JobResult } from '../store/store.js';
 
 const isReason = (reason: string | undefined): reason is HandoffReason =>
@@ -18,7 +21,8 @@ const isReason = (reason: string | undefined): reason is HandoffReason =>
  * The conversation shows it (`remindedAt`: the console tells every member, as it tells a conversation nobody has),
  * and the `handoff_waiting` event lets a workflow page someone. Nothing when that wait is over (a person replied, the
  * bot has it again) or was reminded of already (the queue runs a job at least once; on PostgreSQL a second run's
- * write loses to the first's and reads it done), nor when the account turned reminders off meanwhile.
+ * write loses to the first's and reads it done), nor when the account turned reminders off meanwhile. Never out of
+ * business hours: one due then (hours set after the wait was timed) runs again at their next opening.
  *
  * The conversation stays with whoever has it, round robin or not: taking it from them unasked would move a contact
  * mid-exchange to someone who has not read it, and a member may be writing the answer. Every member now sees it, any
@@ -36,6 +40,9 @@ export async function runHandoffReminder(
       conversation.lastIncomingId ? tx.get<Message>('messages', conversation.lastIncomingId) : undefined,
     ]);
     if (!account || reminderAfter(account) === null) return;
+    // Business hours set since the wait was timed: the reminder waits for the team to be back.
+    if (outOfHours(account.businessHours, clockNow()))
+      return { later: nextOpening(account.businessHours!, clockNow()) };
     const reminded = await updateConversation(tx, conversation, { remindedAt: now() });
     const reason = reminded.handoff?.reason;
     await emitEvent(tx, account, 'handoff_waiting', {

@@ -17,7 +17,8 @@ import type { Message } from '../domain/messages.js';
 import { ApiError, fieldError } from '../errors.js';
 import { now } from '../ids.js';
 import { clockNow } from '../clock.js';
-import { handoffNotice } from '../domain/texts.js';
+import { awayNotice, handoffNotice } from '../domain/texts.js';
+import { outOfHours } from '../domain/business-time.js';
 import { textTooLong } from '../domain/text-limits.js';
 import type { Tx } from '../store/store.js';
 import { cancelFollowUps } from '../domain/follow-up-timers.js';
@@ -50,16 +51,26 @@ export async function handOff(
   return updated;
 }
 
-/** The gateway's own hand-off notice, free: the campaign's words, else the account's, else the built-in text. */
+/**
+ * The gateway's own hand-off notice, free: the campaign's words, else the account's, else the built-in text; out of
+ * the account's business hours, its away notice instead, which promises no answer before the team is back.
+ */
 const noticeOf = (campaign: Campaign | undefined, account: Account) =>
-  ({ body: handoffNotice(campaign, account), author: 'system' }) as const;
+  ({
+    body: outOfHours(account.businessHours, clockNow())
+      ? awayNotice(campaign, account)
+      : handoffNotice(campaign, account),
+    author: 'system',
+  }) as const;
 
 /**
  * Every contact who writes hears back: a hand-off their message caused tells them a person will answer, in the
  * campaign's words, else the account's, else the built-in text (texts.ts). The notice goes first, so the conversation
  * waits for the team with the gateway's words last (needsReply). The bot tells it in its own words where it gave some,
  * a bot reply paid as any other; an account that cannot pay for it sends the gateway's notice instead, free: the
- * contact is told all the same, and no answer of the bot goes unpaid.
+ * contact is told all the same, and no answer of the bot goes unpaid. Out of business hours the away notice stands in
+ * for the bot's words too (an LLM says "someone will be with you shortly"), sent and paid as they would have been;
+ * words that answer part of a burst (`answers`) are kept, since they hold what the contact asked for.
  */
 export async function tellHandoff(
   tx: Tx,
@@ -68,14 +79,14 @@ export async function tellHandoff(
   contact: Contact,
   conversation: Conversation,
   campaign: Campaign | undefined,
-  bot?: { body: string | null },
+  bot?: { body: string | null; answers?: boolean },
 ): Promise<Conversation> {
   if (contact.optOut) return conversation;
   const notice = noticeOf(campaign, account);
+  const away = outOfHours(account.businessHours, clockNow()) && !bot?.answers;
+  const words = away ? notice.body : (bot?.body ?? notice.body);
   const out =
-    bot && campaign
-      ? { body: bot.body ?? notice.body, author: 'bot' as const, campaignId: campaign.id, unpaid: notice }
-      : notice;
+    bot && campaign ? { body: words, author: 'bot' as const, campaignId: campaign.id, unpaid: notice } : notice;
   const sent = await sendOnConversation(tx, gw, account, contact, conversation, out);
   return updateConversation(tx, sent.conversation, { handoffNoticeAt: sent.message.createdAt });
 }

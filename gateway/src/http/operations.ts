@@ -1036,7 +1036,7 @@ export const OPERATIONS: Record<string, Partial<Record<'get' | 'post' | 'put' | 
       tag: 'Settings',
       summary: 'Get the settings',
       description:
-        'The Custom Channel Webhook and its signing secret, the HELP answer, hand-off assignment, notice and reminder, the most answers the bot gives a conversation in an hour, and the default country of phone numbers.',
+        'The Custom Channel Webhook and its signing secret, the HELP answer, hand-off assignment, notice and reminder, business hours and the away notice, the most answers the bot gives a conversation in an hour, and the default country of phone numbers.',
       answers: { 200: settings },
     },
     put: {
@@ -1044,10 +1044,10 @@ export const OPERATIONS: Record<string, Partial<Record<'get' | 'post' | 'put' | 
       tag: 'Settings',
       summary: 'Change the settings',
       description:
-        'The Custom Channel Webhook URL, the HELP answer, who a hand-off is assigned to (handoffAssignment), how long a contact handed to the team may wait before the team is reminded (handoffReminderAfter), the most answers the bot gives one conversation within an hour before the team takes it (botReplyLimit), or the country of phone numbers written without a country code (defaultCountry).',
+        'The Custom Channel Webhook URL, the HELP answer, who a hand-off is assigned to (handoffAssignment), how long a contact handed to the team may wait before the team is reminded (handoffReminderAfter), when the team works (businessHours) and what a contact is told out of those hours (awayMessage), the most answers the bot gives one conversation within an hour before the team takes it (botReplyLimit), or the country of phone numbers written without a country code (defaultCountry).',
       body: schemas.settingsUpdate,
       answers: { 200: settings },
-      errors: { 400: ['TARGET_REFUSED', 'INVALID_DURATION'] },
+      errors: { 400: ['TARGET_REFUSED', 'INVALID_DURATION', 'INVALID_BUSINESS_HOURS'] },
     },
   },
   '/settings/bot': {

@@ -449,6 +449,19 @@ const languageTag = text(35)
   })
   .overwrite((tag) => canonicalTag(tag)!)
   .describe('A BCP 47 language tag such as "en", "pt-BR", "es-419" or "zh-Hant-TW"; kept in its canonical form');
+/** Hours of the week in a time zone: a campaign's sendingWindow, the account's businessHours (sending-window.ts). */
+const hoursOfDay = z.object({
+  start: z.string().trim().max(5),
+  end: z.string().trim().max(5),
+  timezone: z.string().trim().max(64),
+  days: z
+    .array(z.string())
+    .nullable()
+    .optional()
+    .describe(
+      'The days of the week it opens on, in its time zone: mon, tue, wed, thu, fri, sat, sun, each once; left out or null: every day',
+    ),
+});
 const WHOLE_LIMIT = `must be a whole number from 1 to ${MAX_BOT_REPLY_LIMIT}, or null for no limit`;
 export const settingsUpdate = z
   .object({
@@ -462,6 +475,16 @@ export const settingsUpdate = z
     language: languageTag.describe(
       'The language of the gateway\'s own words (the built-in hand-off notice) to a contact no campaign has; a BCP 47 tag such as "en" or "pt-BR"',
     ),
+    businessHours: hoursOfDay
+      .nullable()
+      .describe(
+        'When the team works, with the rules of a campaign\'s sendingWindow, e.g. {"start":"09:00","end":"18:00","timezone":"Europe/Paris","days":["mon","tue","wed","thu","fri"]}: a hand-off out of them tells the contact the away notice instead of the hand-off notice, and the wait before handoffReminderAfter reminds the team counts only time within them. null: always open',
+      ),
+    awayMessage: text(C.handoffMessage)
+      .nullable()
+      .describe(
+        "What a contact is told at a hand-off out of businessHours, instead of any hand-off notice; null: the built-in text in the campaign's or the account's language",
+      ),
     handoffAssignment: z
       .enum(HANDOFF_ASSIGNMENTS)
       .describe(
@@ -497,7 +520,7 @@ export const settingsUpdate = z
   .partial()
   .refine(
     (b) => Object.keys(b).length > 0,
-    'give customChannelWebhookUrl, helpText, handoffAssignment, handoffReminderAfter, botReplyLimit, defaultCountry, handoffMessage or language',
+    'give customChannelWebhookUrl, helpText, handoffAssignment, handoffReminderAfter, botReplyLimit, defaultCountry, handoffMessage, language, businessHours or awayMessage',
   );
 
 export const botSettingsUpdate = z
@@ -632,19 +655,7 @@ const campaignFields = {
     .enum(CAMPAIGN_STATUSES)
     .describe('archived: paused and put out of the lists; an archived campaign changes only by being brought back'),
   sendRate: z.string().trim().max(20).describe('Pace of queued opening messages, e.g. "30/m"'),
-  sendingWindow: z
-    .object({
-      start: z.string().trim().max(5),
-      end: z.string().trim().max(5),
-      timezone: z.string().trim().max(64),
-      days: z
-        .array(z.string())
-        .nullable()
-        .optional()
-        .describe(
-          'The days of the week it opens on, in its time zone: mon, tue, wed, thu, fri, sat, sun, each once; left out or null: every day',
-        ),
-    })
+  sendingWindow: hoursOfDay
     .nullable()
     .describe(
       'Local hours in which messages go out, e.g. {"start":"08:00","end":"21:00","timezone":"America/New_York","days":["mon","tue","wed","thu","fri"]}',

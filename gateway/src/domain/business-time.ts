@@ -1,0 +1,29 @@
+import type { SendingWindow } from '../api-contract.js';
+import { isOpen, nextClosing, nextOpening } from './sending-window.js';
+
+/**
+ * When `wait` ms of the team's working time have passed since `from` (epoch ms): only time within `hours` (the
+ * account's businessHours) counts, real time as it passes, so a night the clocks change counts the hour it really
+ * lasts and no more. A wait that runs out as the hours close is due at the next opening instead: the instant it
+ * answers is always within the hours. No hours (null): always open, `from + wait`.
+ *
+ * Handed off at 22:00 with a wait of 15 minutes, under "09:00"–"18:00": due at 09:15 the next day the hours open on;
+ * at 17:55, the 5 minutes before closing count and the rest runs from the next opening: 09:10.
+ */
+export function afterBusinessTime(hours: SendingWindow | null | undefined, from: number, wait: number): number {
+  if (!hours) return from + wait;
+  let left = wait;
+  let at = nextOpening(hours, from);
+  // Each turn spends one open stretch; a wait of days crosses as many closings.
+  for (;;) {
+    const closing = nextClosing(hours, at);
+    if (at + left < closing) return at + left;
+    left -= closing - at;
+    at = nextOpening(hours, closing);
+    if (left === 0) return at;
+  }
+}
+
+/** Whether the team is out of its business hours at `at`: never when the account has none. */
+export const outOfHours = (hours: SendingWindow | null | undefined, at: number): boolean =>
+  !!hours && !isOpen(hours, at);
