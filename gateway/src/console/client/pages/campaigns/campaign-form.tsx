@@ -4,8 +4,6 @@ import {
   CAMPAIGN_COUNTS as COUNT,
   CAMPAIGN_LIMITS as MAX,
   type MetaChannel,
-  WEEKDAYS,
-  type Weekday,
 } from '../../../../api-contract.js';
 import type { Campaign, List, OpeningPrice, Reached } from '../../answers.js';
 import { call } from '../../api.js';
@@ -19,14 +17,13 @@ import {
   bodyOf,
   CAMPAIGN_LABELS as L,
   CHANNEL_LABEL,
-  DAY_LABEL,
   draftOf,
   STATUS_LABEL,
   TYPE_LABEL,
-  withDay,
   type Draft,
 } from './campaign.js';
 import { Check, Choice, Rows, Text } from './inputs.js';
+import { WindowFields } from './window-fields.js';
 import { liveWarning } from './reach.js';
 import { countList, reachExisting, ReachQuestion, type ListCount } from './reach-existing.js';
 import { cannotPay, emptyListWarning, quoteOpening } from './opening-cost.js';
@@ -103,10 +100,6 @@ export function CampaignForm(props: {
     <K extends keyof Draft['bot']>(key: K) =>
     (value: Draft['bot'][K]) =>
       setD((old) => ({ ...old, bot: { ...old.bot, [key]: value } }));
-  const setWindow = (key: Exclude<keyof Draft['window'], 'days'>) => (value: string) =>
-    setD((old) => ({ ...old, window: { ...old.window, [key]: value } }));
-  const setDay = (day: Weekday) => (on: boolean) =>
-    setD((old) => ({ ...old, window: { ...old.window, days: withDay(old.window.days, day, on) } }));
   const existing = props.campaign;
 
   /** Saves the campaign, then (`reach`) messages the contacts already on its list. */
@@ -331,37 +324,12 @@ export function CampaignForm(props: {
           onChange={set('windowOn')}
         />
         {d.windowOn && (
-          <div class="inline-fields">
-            <Text id="c-window-start" label="From" type="time" value={d.window.start} onChange={setWindow('start')} />
-            <Text id="c-window-end" label="Until" type="time" value={d.window.end} onChange={setWindow('end')} />
-            <Text
-              id="c-window-zone"
-              label="Time zone"
-              value={d.window.timezone}
-              onChange={setWindow('timezone')}
-              placeholder="America/New_York"
-            />
-          </div>
-        )}
-        {d.windowOn && (
-          <fieldset aria-describedby="c-window-days-hint">
-            <legend>Days</legend>
-            <p class="hint" id="c-window-days-hint">
-              Days of the time zone’s week. Messages due on a day left out wait for the next day checked; a window past
-              midnight closes the next morning.
-            </p>
-            <div class="inline-choices">
-              {WEEKDAYS.map((day) => (
-                <Check
-                  key={day}
-                  id={`c-window-${day}`}
-                  label={DAY_LABEL[day]}
-                  checked={!d.window.days || d.window.days.includes(day)}
-                  onChange={setDay(day)}
-                />
-              ))}
-            </div>
-          </fieldset>
+          <WindowFields
+            id="c-window"
+            window={d.window}
+            onChange={set('window')}
+            daysHint="Days of the time zone’s week. Messages due on a day left out wait for the next day checked; a window past midnight closes the next morning."
+          />
         )}
       </fieldset>
 

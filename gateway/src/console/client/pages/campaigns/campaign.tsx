@@ -25,7 +25,8 @@ export interface Draft {
   bot: Campaign['bot'];
 }
 
-const browserZone = () => Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
+/** The time zone this browser runs in: where a new window starts. */
+export const browserZone = () => Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
 
 /** The form for a new campaign: what the API would default to, so saving it untouched creates the same. */
 export const NEW_DRAFT: () => Draft = () => ({
