@@ -15,7 +15,7 @@ import { consoleAccount, type ConsoleAccount } from './support';
 
 /**
  * In a real browser: "Send test event" on the Custom Channel Webhook page (the receiver's answer shown, the event
- * really signed), the HELP answer saved and reset there, and a list opened by its address read with
+ * really signed), the HELP answer saved and reset there, the business hours and away message under Bot provider, and a list opened by its address read with
  * GET /v1/lists/{id} alone.
  */
 jest.setTimeout(60_000);
@@ -128,6 +128,77 @@ describe('HELP answer', () => {
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
     await screenshot(page, 'settings-webhook-phone');
     await page.setViewportSize({ width: 1280, height: 900 });
+  });
+});
+
+describe('Business hours', () => {
+  test('always open until set: the days, hours and zone saved by their button, the away message by its own', async () => {
+    await page.goto(url('/console/settings/bot'));
+    const now = page.locator('#business-hours-now');
+    const on = page.getByLabel('The team works set hours');
+    const save = page.getByRole('button', { name: 'Save business hours' });
+    await now.filter({ hasText: 'Now: always open' }).waitFor();
+    expect(await on.isChecked()).toBe(false);
+    expect(await page.getByLabel('Time zone', { exact: true }).count()).toBe(0);
+
+    await on.check();
+    const zone = page.getByLabel('Time zone', { exact: true });
+    expect(await page.getByLabel('From', { exact: true }).inputValue()).toBe('09:00');
+    expect(await page.getByLabel('Until', { exact: true }).inputValue()).toBe('18:00');
+    expect(await page.getByLabel('Friday').isChecked()).toBe(true);
+    expect(await page.getByLabel('Saturday').isChecked()).toBe(false);
+    await zone.fill('Paris');
+    await save.click();
+    await page
+      .getByRole('alert')
+      .filter({ hasText: /^Business hours: time zone must be an IANA time zone/ })
+      .waitFor();
+    expect((await v1('GET', 'settings')).body.businessHours).toBeNull();
+
+    await zone.fill('Europe/Paris');
+    await page.getByLabel('Until', { exact: true }).fill('17:30');
+    await page.getByLabel('Friday').uncheck();
+    await save.click();
+    await page
+      .getByRole('status')
+      .filter({ hasText: 'Business hours saved: Mon–Thu, 09:00–17:30 (Europe/Paris).' })
+      .waitFor();
+    await now.filter({ hasText: 'Now: Mon–Thu, 09:00–17:30 (Europe/Paris)' }).waitFor();
+    expect((await v1('GET', 'settings')).body.businessHours).toEqual({
+      start: '09:00',
+      end: '17:30',
+      timezone: 'Europe/Paris',
+      days: ['mon', 'tue', 'wed', 'thu'],
+    });
+
+    const away = page.getByLabel('Away message', { exact: true });
+    const awayNow = page.locator('#away-message-now');
+    const builtIn = (await v1('GET', 'settings')).body.defaultAwayMessage;
+    expect(await awayNow.textContent()).toBe(`Now: the built-in message, ${builtIn}`);
+    expect(await away.getAttribute('placeholder')).toBe(builtIn);
+    const own = `We are out until 9 tomorrow ${HOSTILE}`;
+    await away.fill(own);
+    await page.getByRole('button', { name: 'Save away message' }).click();
+    await page.getByRole('status').filter({ hasText: 'Away message saved.' }).waitFor();
+    expect(await awayNow.textContent()).toBe(`Now: your message, ${own}`);
+    expect((await v1('GET', 'settings')).body).toMatchObject({
+      awayMessage: own,
+      businessHours: { days: ['mon', 'tue', 'wed', 'thu'] },
+    });
+    expect(await scriptRan(page)).toBe(false);
+    expect(await seriousViolations(page)).toEqual([]);
+    await screenshot(page, 'settings-business-hours');
+
+    await page.reload();
+    expect(await page.getByLabel('The team works set hours').isChecked()).toBe(true);
+    expect(await page.getByLabel('Until', { exact: true }).inputValue()).toBe('17:30');
+    expect(await page.getByLabel('Away message', { exact: true }).inputValue()).toBe(own);
+
+    await page.getByLabel('The team works set hours').uncheck();
+    await page.getByRole('button', { name: 'Save business hours' }).click();
+    await page.getByRole('status').filter({ hasText: 'Always open.' }).waitFor();
+    await page.locator('#business-hours-now').filter({ hasText: 'Now: always open' }).waitFor();
+    expect((await v1('GET', 'settings')).body).toMatchObject({ businessHours: null, awayMessage: own });
   });
 });
 

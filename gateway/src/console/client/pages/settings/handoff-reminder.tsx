@@ -65,7 +65,7 @@ export function HandoffReminderPanel(props: { settings: Settings; onSaved: (sett
             required
             autocomplete="off"
             onInput={(e) => setAfter(e.currentTarget.value)}
-            hint="How long without a reply from the team, counted from the hand-off (or the contact's first message since the team's last reply), around the clock: 15m, 30m, 1h … from 1m to 7d."
+            hint="How long without a reply from the team, counted from the hand-off (or the contact's first message since the team's last reply), within the business hours above (around the clock without them): 15m, 30m, 1h … from 1m to 7d."
           />
         )}
         <Button type="submit" class="primary" unavailable={saving.busy}>
