@@ -114,6 +114,18 @@ describe('afterBusinessTime', () => {
   });
 });
 
+test('a wait longer than its hours hold in MAX_STRETCHES openings is due at the next one, not centuries later', () => {
+  // A minute a week (Mondays 00:00–00:01 in Paris) under a wait of 7 days: 10,080 Mondays, counted one by one.
+  const minuteAWeek = hours('00:00', '00:01', PARIS, ['mon']);
+  const from = at('2026-12-07T10:00:00Z');
+  const answer = b.afterBusinessTime(minuteAWeek, from, 7 * 24 * HOUR);
+  expect(w.isOpen(minuteAWeek, answer)).toBe(true);
+  // The 63rd Monday after the first one counted, in the winter's CET.
+  expect(iso(answer)).toBe(iso(at('2026-12-13T23:00:00Z') + b.MAX_STRETCHES * 7 * 24 * HOUR));
+  // Under hours that hold the wait, the cap changes nothing: 168 hours of 09:00–18:00 on weekdays end on the 19th.
+  expect(due(hours('09:00', '18:00'), '2026-12-07T08:00:00Z', 7 * 24 * HOUR)).toBe('2026-12-31T14:00:00.000Z');
+});
+
 describe('nextClosing', () => {
   test('an open window closes at its end; a closed one answers the instant asked', () => {
     const office = hours('09:00', '18:00');

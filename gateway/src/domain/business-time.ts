@@ -9,20 +9,27 @@ import { isOpen, nextClosing, nextOpening } from './sending-window.js';
  *
  * Handed off at 22:00 with a wait of 15 minutes, under "09:00"–"18:00": due at 09:15 the next day the hours open on;
  * at 17:55, the 5 minutes before closing count and the rest runs from the next opening: 09:10.
+ *
+ * At most MAX_STRETCHES open stretches are counted, and a wait longer than they hold is due at the next opening: hours
+ * of a minute a week under a wait of 7 days would otherwise be counted a stretch at a time, for seconds of the one
+ * thread every account shares, to a reminder due in two centuries.
  */
 export function afterBusinessTime(hours: SendingWindow | null | undefined, from: number, wait: number): number {
   if (!hours) return from + wait;
   let left = wait;
   let at = nextOpening(hours, from);
   // Each turn spends one open stretch; a wait of days crosses as many closings.
-  for (;;) {
+  for (let stretch = 1; ; stretch++) {
     const closing = nextClosing(hours, at);
     if (at + left < closing) return at + left;
     left -= closing - at;
     at = nextOpening(hours, closing);
-    if (left === 0) return at;
+    if (left === 0 || stretch === MAX_STRETCHES) return at;
   }
 }
+
+/** Two months of hours open every day: a week's wait under hours of an hour a day, or of two a weekday, fits. */
+export const MAX_STRETCHES = 62;
 
 /** Whether the team is out of its business hours at `at`: never when the account has none. */
 export const outOfHours = (hours: SendingWindow | null | undefined, at: number): boolean =>
