@@ -802,6 +802,33 @@ describe.each(backends.filter((b) => b.name === 'lowdb' || HAS_POSTGRES))('$name
       expect((await store.jobs.stats()).reduce((n, s) => n + s.dead, 0)).toBe(2);
     });
 
+    test("discardOfAccount removes an account's waiting and dead jobs, in every queue; its running one and another account's stay", async () => {
+      await store.transact(async (tx) => {
+        for (let i = 0; i < 3; i++) await tx.enqueue({ kind: `gone${i}`, data: {}, accountId: 'acc_gone' });
+        await tx.enqueue({
+          kind: 'gone-later',
+          data: {},
+          accountId: 'acc_gone',
+          queue: 'deliveries',
+          runAt: Date.now() + 60_000,
+        });
+        await tx.enqueue({ kind: 'stays', data: {}, accountId: 'acc_stays' });
+        await tx.enqueue({ kind: 'nobody', data: {} });
+      });
+      const [running, dead] = await store.jobs.claim(DEFAULT_QUEUE, 2, 60_000);
+      expect([running!.kind, dead!.kind]).toEqual(['gone0', 'gone1']);
+      expect(await store.jobs.settle(dead!, { dead: 'failed' })).toBe(true);
+
+      expect(await store.jobs.discardOfAccount('acc_gone')).toBe(3);
+      expect(await store.jobs.discardOfAccount('acc_gone')).toBe(0);
+      expect((await store.jobs.list('pending')).map((j) => j.kind)).toEqual(['stays', 'nobody']);
+      expect((await store.jobs.list('running')).map((j) => j.kind)).toEqual(['gone0']);
+      expect(await store.jobs.list('dead')).toEqual([]);
+      expect((await store.jobs.stats()).reduce((n, s) => n + s.queued + s.dead, 0)).toBe(3);
+      // Its runner settles it as any other.
+      expect(await store.jobs.settle(running!, { done: true })).toBe(true);
+    });
+
     test('adopt takes in jobs of another store as they are; a running one waits again', async () => {
       const at = Date.now();
       const made = {

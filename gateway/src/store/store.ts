@@ -218,6 +218,11 @@ export interface JobQueue {
   revive(id: string): Promise<boolean>;
   /** Removes a dead job (one naming an erased contact). False when there is no such dead job. */
   discard(id: string): Promise<boolean>;
+  /**
+   * Removes the jobs of an account that wait or died (a deleted account's); a running one is left to its runner.
+   * Answers how many went.
+   */
+  discardOfAccount(accountId: string): Promise<number>;
   /** Takes in jobs of another store as they are (moving to another backend); a running one waits again. */
   adopt(jobs: Job[]): Promise<void>;
   /**

@@ -28,6 +28,8 @@ export interface JobsTx extends Tx {
  * front. A job stored before queues were kept is in the default queue.
  */
 export const JOBS = 'jobs';
+/** Jobs read per transaction when an account's go. */
+const DISCARD_PAGE = 500;
 export const jobsCollection: LowdbCollectionSpec = {
   name: JOBS,
   // By kind: the job queue's counts are found again from the page keys as the store opens (see JobTally).
@@ -205,6 +207,30 @@ export class LowdbJobQueue implements JobQueue {
       await t.remove(JOBS, id);
       return true;
     });
+  }
+
+  /** A page of jobs at a time, each page's in a transaction of its own: a long queue never holds the store. */
+  async discardOfAccount(accountId: string): Promise<number> {
+    let removed = 0;
+    for (const status of ['pending', 'dead'] as const) {
+      for (let after: string | undefined; ; ) {
+        const page = await this.reader.find<Job>(JOBS, 'status', [status], { limit: DISCARD_PAGE, after });
+        const mine = page.filter((job) => job.accountId === accountId);
+        if (mine.length)
+          removed += await this.run(async (t) => {
+            let n = 0;
+            for (const job of mine)
+              if ((await t.get<Job>(JOBS, job.id))?.status === status) {
+                await t.remove(JOBS, job.id);
+                n++;
+              }
+            return n;
+          });
+        if (page.length < DISCARD_PAGE) break;
+        after = page.filter((job) => job.accountId !== accountId).at(-1)?.id ?? after;
+      }
+    }
+    return removed;
   }
 
   revive(id: string): Promise<boolean> {

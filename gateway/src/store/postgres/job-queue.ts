@@ -204,6 +204,14 @@ export class PostgresJobQueue implements JobQueue {
     return Boolean(rowCount);
   }
 
+  async discardOfAccount(accountId: string): Promise<number> {
+    if (hasNul(accountId)) return 0;
+    const { rowCount } = await this.query(`DELETE FROM leadchat_jobs WHERE account_id = $1 AND status <> 'running'`, [
+      accountId,
+    ]);
+    return rowCount ?? 0;
+  }
+
   async revive(id: string): Promise<boolean> {
     if (hasNul(id)) return false;
     const { rowCount } = await this.query(
