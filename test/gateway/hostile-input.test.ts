@@ -952,6 +952,7 @@ describe('every other route', () => {
     'GET /v1/channels/messenger/:accountId/webhook',
     'GET /v1/channels/instagram/:accountId/webhook',
     'GET /admin/v1/jobs',
+    'GET /admin/v1/accounts/:id/deletion',
     'POST /console/api/session',
     'GET /console/api/invites/:token',
     'POST /console/api/invites/:token',

@@ -174,4 +174,7 @@ export const collections: CollectionSpec[] = [
   // When a contact was erased (domain/erasures.ts), under a keyed hash of each address: the provider's entries taken
   // before then are dropped.
   { name: 'erasures', indexes: {} },
+  // The operator's deletions of accounts (domain/account-deletion.ts), its id the deleted account's: where the removal
+  // of its data is, and what it removed.
+  { name: 'account_deletions', indexes: {} },
 ];

@@ -35,6 +35,8 @@ export type JobKinds = {
   import: { importId: string; position: number };
   /** The memberships of a deleted list, removed a batch at a time (domain/list-deletion.ts). */
   list_memberships: { listId: string };
+  /** The data of a deleted account, removed a batch at a time (domain/account-deletion.ts). */
+  account_deletion: { accountId: string };
   /** Hourly upkeep of the deployment. */
   housekeeping: Record<string, never>;
   /** Search keys for contacts stored before they existed, from the one after `after`. */

@@ -105,6 +105,8 @@ export const ROUTE_ACCESS: Readonly<Record<string, Readonly<Partial<Record<HttpM
 
   // The operator's API.
   '/admin/v1/accounts': { GET: 'operator', POST: 'operator' },
+  '/admin/v1/accounts/:id': { DELETE: 'operator' },
+  '/admin/v1/accounts/:id/deletion': { GET: 'operator' },
   '/admin/v1/accounts/:id/api-key': { POST: 'operator' },
   '/admin/v1/accounts/:id/password': { PUT: 'operator' },
   '/admin/v1/accounts/:id/members': { POST: 'operator' },

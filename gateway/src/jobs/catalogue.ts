@@ -18,6 +18,7 @@ import { markFailedOpenings } from './failed-openings.js';
 import { housekeeping } from './housekeeping.js';
 import { runImport } from './import.js';
 import { removeListMemberships } from '../domain/list-deletion.js';
+import { runAccountDeletion } from '../domain/account-deletion.js';
 import { inbound } from './inbound.js';
 import type { HandlerOf, JobContext } from './queue.js';
 import { sendMessageJob } from './send.js';
@@ -38,6 +39,7 @@ export const jobCatalogue: { readonly [K in JobKind]: JobHandler<K> } = {
   handoff_reminder: (ctx, job) => runHandoffReminder(ctx, job.data),
   import: runImport,
   list_memberships: (ctx, job) => removeListMemberships(ctx, job.data),
+  account_deletion: (ctx, job) => runAccountDeletion(ctx, job.data),
   housekeeping,
   contact_search_index: indexContacts,
   delivery_contacts: nameDeliveryContacts,

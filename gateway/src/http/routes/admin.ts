@@ -8,6 +8,7 @@ import {
   rotateApiKey,
   type Account,
 } from '../../domain/accounts.js';
+import { accountDeletion, deleteAccount, type AccountDeletion } from '../../domain/account-deletion.js';
 import { inviteMember } from '../../domain/members.js';
 import { invitationView } from './members.js';
 import { backupRoutes } from './backup.js';
@@ -50,6 +51,18 @@ export function adminRouter(gw: Gateway, guards: Pick<Guards, 'operator'>): Rout
         ? [await findByEmail(gw.store, email)].filter((a) => a !== undefined)
         : await gw.store.scan<Account>('accounts');
       await sendDurable(gw, res, { data: accounts.map(publicAccount) });
+    },
+  });
+  // The account is gone at once, its data in the background: 202 with the deletion, which .../deletion follows.
+  route(admin, '/accounts/:id', {
+    delete: async (req, res) => {
+      const deletion = await deleteAccount(gw.store, String(req.params.id));
+      res.status(deletion.status === 'done' ? 200 : 202).json(publicDeletion(deletion));
+    },
+  });
+  route(admin, '/accounts/:id/deletion', {
+    get: async (req, res) => {
+      await sendDurable(gw, res, publicDeletion(await accountDeletion(gw.store, String(req.params.id))));
     },
   });
   route(admin, '/accounts/:id/api-key', {
@@ -133,4 +146,13 @@ const publicJob = (j: Job) => ({
   lastError: j.lastError,
   createdAt: j.createdAt,
   updatedAt: j.updatedAt,
+});
+
+/** A deletion as the operator follows it: the account's id, whether its data is gone yet, and what went. */
+const publicDeletion = (d: AccountDeletion) => ({
+  accountId: d.id,
+  status: d.status,
+  startedAt: d.startedAt,
+  finishedAt: d.finishedAt,
+  removed: d.removed,
 });

@@ -469,6 +469,13 @@ CREATE UNIQUE INDEX IF NOT EXISTS "saved_replies_by_name" ON "saved_replies" ((d
   WHERE doc->>'accountId' IS NOT NULL AND doc->>'nameKey' IS NOT NULL;
 `,
   },
+  {
+    version: 32,
+    name: "the operator's deletions of accounts, each under the deleted account's id",
+    sql: `
+CREATE TABLE IF NOT EXISTS "account_deletions" (id text PRIMARY KEY, seq bigint GENERATED ALWAYS AS IDENTITY UNIQUE, doc jsonb NOT NULL);
+`,
+  },
 ];
 
 /** Arbitrary and fixed: the advisory lock under which one process at a time migrates a database. */

@@ -1,0 +1,277 @@
+import { clockNow } from '../clock.js';
+import { ApiError, notFound } from '../errors.js';
+import { now } from '../ids.js';
+import type { Doc, Store } from '../store/store.js';
+import type { Account } from './accounts.js';
+import { newJob, type JobKinds } from './job-kinds.js';
+import type { Media } from './media.js';
+
+/**
+ * DELETE /admin/v1/accounts/{id}: the operator deletes an account and everything of it (GDPR art. 17; a processor's
+ * duty at the end of its contract). One transaction removes the account's document and records the deletion
+ * (`account_deletions`, its id the account's): from that commit the account is unknown everywhere at once, as an id
+ * never given (its API key, its console sessions, its channels' provider webhooks, its custom channel, its jobs).
+ * Then a job (`account_deletion`) removes the rest a batch per transaction, collection by collection as OWNERS says,
+ * recording in the same transactions where it is and what it removed: a gateway stopped midway resumes where it was
+ * when it starts again. The record is kept when done, the account's id and the counts only, for the operator to see
+ * it finish (GET /admin/v1/accounts/{id}/deletion).
+ */
+
+/** Documents removed per transaction: an account of any size never holds the store for long. */
+export const DELETION_BATCH = 200;
+/** Batches per run of the job: then it queues itself again, and the other jobs waiting take their turn. */
+const BATCHES_PER_RUN = 25;
+
+const DELETIONS = 'account_deletions';
+
+export interface AccountDeletion {
+  /** The deleted account's id. */
+  id: string;
+  status: 'deleting' | 'done';
+  startedAt: string;
+  finishedAt: string | null;
+  /**
+   * The collection of OWNERS being walked (from OWNERS.length on, the second walk), and the last document of it walked
+   * and kept (another account's).
+   */
+  step: number;
+  after: string | null;
+  /** Documents removed, per collection; `files`, the media files; `jobs`, the jobs waiting or dead. */
+  removed: Record<string, number>;
+}
+
+/**
+ * How the documents of an account are found in each collection of collections.ts; a collection added there without
+ * a way here fails the gateway's tests (test/gateway/account-deletion-coverage.test.ts). In order: a collection whose
+ * documents are found through another's (`campaign`) comes before that one.
+ *
+ * - `id`: the one document whose id is the account's.
+ * - `index`: found by an index on the account's id alone; those holding the field `keeps` stay.
+ * - `campaign`: one document per campaign of the account, its id the campaign's.
+ * - `field`: the documents holding the account's id as `accountId`, found by walking the collection, as no index
+ *   finds them by account alone.
+ * - `none`: holds nothing of the account that could be told apart, and why.
+ */
+export type Owner =
+  | { by: 'id' }
+  | { by: 'index'; index: string; keeps?: string }
+  | { by: 'campaign' }
+  | { by: 'field' }
+  | { by: 'none'; why: string };
+
+export const OWNERS: ReadonlyArray<readonly [string, Owner]> = [
+  ['accounts', { by: 'id' }],
+  ['sessions', { by: 'index', index: 'account' }],
+  ['members', { by: 'index', index: 'account' }],
+  ['webhooks', { by: 'index', index: 'account' }],
+  // Its files' bytes go before their records: a stop between the two leaves the record, found again on resuming.
+  ['media', { by: 'field' }],
+  ['messages', { by: 'field' }],
+  ['deliveries', { by: 'field' }],
+  ['notes', { by: 'field' }],
+  ['idempotency', { by: 'field' }],
+  ['inbound_turns', { by: 'field' }],
+  ['openings', { by: 'field' }],
+  ['failed_openings', { by: 'field' }],
+  ['funnel_steps', { by: 'field' }],
+  ['funnel_counts', { by: 'field' }],
+  ['unreachable', { by: 'field' }],
+  ['unreachable_counts', { by: 'field' }],
+  ['unanswered', { by: 'field' }],
+  ['pacing', { by: 'campaign' }],
+  ['campaigns', { by: 'index', index: 'account' }],
+  ['conversations', { by: 'index', index: 'account' }],
+  ['memberships', { by: 'field' }],
+  ['import_chunks', { by: 'field' }],
+  ['imports', { by: 'field' }],
+  ['lists', { by: 'index', index: 'account' }],
+  ['contact_search', { by: 'field' }],
+  ['external_ids', { by: 'field' }],
+  ['contacts', { by: 'field' }],
+  ['saved_replies', { by: 'index', index: 'account' }],
+  ['assignment_turns', { by: 'id' }],
+  // Its own credit history. An agency's grants to it are the agency's records too (its history shows them): they stay,
+  // naming it by id, until the agency is deleted in turn.
+  ['transactions', { by: 'index', index: 'account', keeps: 'grantedBy' }],
+  ['transactions', { by: 'index', index: 'grantedBy' }],
+  [
+    'erased_opt_outs',
+    {
+      by: 'none',
+      why: "keyed hashes of erased contacts' addresses, made with the account's id: nothing readable, and no account can ever match them again",
+    },
+  ],
+  ['erasures', { by: 'none', why: 'keyed hashes as erased_opt_outs, and when: forgotten after 7 days' }],
+  [DELETIONS, { by: 'none', why: "the record of a deletion itself: the account's id and counts only" }],
+];
+
+/**
+ * Starts the deletion (202): the account is gone at once, its data goes in the background. Refused while it is an
+ * agency with sub-accounts. An account being deleted answers its deletion again (and its job is queued again, should
+ * it have died); an id never known, 404.
+ */
+export async function deleteAccount(store: Store, accountId: string): Promise<AccountDeletion> {
+  const deletion = await store.transact(async (tx) => {
+    const account = await tx.lock<Account>('accounts', accountId);
+    if (!account) {
+      const earlier = await tx.get<AccountDeletion>(DELETIONS, accountId);
+      if (!earlier) throw notFound('Account');
+      if (earlier.status === 'deleting') await tx.enqueue(deletionJob(accountId));
+      return earlier;
+    }
+    const subs = await tx.find<Account>('accounts', 'parentId', [accountId], { limit: 3 });
+    if (subs.length) {
+      const named = subs.map((s) => `${s.email} (${s.id})`).join(', ');
+      throw new ApiError(
+        409,
+        'ACCOUNT_HAS_SUBACCOUNTS',
+        `The agency has sub-accounts (${named}${subs.length === 3 ? ', …' : ''}): delete each of them first (GET /admin/v1/accounts gives each account's parentId), then the agency`,
+      );
+    }
+    await tx.remove('accounts', accountId);
+    await tx.enqueue(deletionJob(accountId));
+    return tx.insert<AccountDeletion>(DELETIONS, {
+      id: accountId,
+      status: 'deleting',
+      startedAt: now(),
+      finishedAt: null,
+      step: 0,
+      after: null,
+      removed: { accounts: 1 },
+    });
+  });
+  // Nothing of it may run from now on: what a runner holds already ends finding no account.
+  if (deletion.status === 'deleting') await forgetJobs(store, accountId);
+  return deletion;
+}
+
+/** The deletion of an account, as the operator follows it; 404 when the account was never deleted. */
+export async function accountDeletion(store: Store, accountId: string): Promise<AccountDeletion> {
+  const deletion = await store.get<AccountDeletion>(DELETIONS, accountId);
+  if (!deletion) throw notFound('Account deletion', 'No deletion of this account');
+  return deletion;
+}
+
+/** The job of a deletion: queued without an account, so that removing the account's jobs leaves it. */
+const deletionJob = (accountId: string) =>
+  newJob('account_deletion', { accountId }, { key: `account_deletion:${accountId}` });
+
+/** Job `account_deletion`: some batches, then it runs again, until every collection is walked. */
+export async function runAccountDeletion(
+  gw: { store: Store },
+  { accountId }: JobKinds['account_deletion'],
+): Promise<{ later: number } | void> {
+  for (let n = 0; n < BATCHES_PER_RUN; n++) {
+    if (!(await deleteBatch(gw.store, accountId))) return;
+  }
+  return { later: clockNow() };
+}
+
+/**
+ * The collections are walked twice: what a request or a job that had read the account before its deletion wrote
+ * after the first walk had passed its collection is found by the second.
+ */
+const STEPS = OWNERS.length * 2;
+
+/**
+ * One batch of the deletion: true while more is left. A walk step that found nothing more moves to the next
+ * collection; after the last, the jobs queued meanwhile go and the deletion is done.
+ */
+export async function deleteBatch(store: Store, accountId: string): Promise<boolean> {
+  const deletion = await store.get<AccountDeletion>(DELETIONS, accountId);
+  if (!deletion || deletion.status === 'done') return false;
+  const entry = deletion.step < STEPS ? OWNERS[deletion.step % OWNERS.length] : undefined;
+  if (!entry) {
+    const jobs = await forgetJobs(store, accountId);
+    await store.transact(async (tx) => {
+      const held = await tx.lock<AccountDeletion>(DELETIONS, accountId);
+      if (held?.status !== 'deleting') return;
+      await tx.update<AccountDeletion>(DELETIONS, accountId, {
+        status: 'done',
+        finishedAt: now(),
+        after: null,
+        removed: add(held.removed, 'jobs', jobs),
+      });
+    });
+    return false;
+  }
+  const [collection, owner] = entry;
+  const { batch, after, done } = await nextBatch(store, collection, owner, accountId, deletion.after);
+  // Bytes first: a record still there is found again, a file without one would be found by nothing.
+  if (collection === 'media') for (const m of batch as Media[]) await store.blobs.delete(accountId, m.id);
+  await store.transact(async (tx) => {
+    const held = await tx.lock<AccountDeletion>(DELETIONS, accountId);
+    if (held?.status !== 'deleting' || held.step !== deletion.step) return;
+    for (const doc of batch) await tx.remove(collection, doc.id);
+    let removed = add(held.removed, collection, batch.length);
+    if (collection === 'media') removed = add(removed, 'files', batch.length);
+    await tx.update<AccountDeletion>(
+      DELETIONS,
+      accountId,
+      done ? { step: held.step + 1, after: null, removed } : { after, removed },
+    );
+  });
+  return true;
+}
+
+/** The next documents of the account in `collection` from `after`, where the walk goes on, and whether it ends here. */
+async function nextBatch(
+  store: Store,
+  collection: string,
+  owner: Owner,
+  accountId: string,
+  after: string | null,
+): Promise<{ batch: Doc[]; after: string | null; done: boolean }> {
+  const page = { limit: DELETION_BATCH, ...(after ? { after } : {}) };
+  switch (owner.by) {
+    case 'none':
+      return { batch: [], after: null, done: true };
+    case 'id': {
+      const doc = await store.get(collection, accountId);
+      return { batch: doc ? [doc] : [], after: null, done: true };
+    }
+    case 'index': {
+      // What it finds goes but what it keeps: the walk goes on after the last of those.
+      const docs = await store.find<Doc & Record<string, unknown>>(collection, owner.index, [accountId], page);
+      const kept = (d: Record<string, unknown>) => owner.keeps !== undefined && d[owner.keeps] != null;
+      return {
+        batch: docs.filter((d) => !kept(d)),
+        after: docs.filter(kept).at(-1)?.id ?? after,
+        done: docs.length < DELETION_BATCH,
+      };
+    }
+    case 'campaign': {
+      // The campaigns stay until their own step: the walk pages through them.
+      const campaigns = await store.find(
+        collection === 'pacing' ? 'campaigns' : collection,
+        'account',
+        [accountId],
+        page,
+      );
+      const found = await Promise.all(campaigns.map((c) => store.get(collection, c.id)));
+      return {
+        batch: found.filter((d): d is Doc => d !== undefined),
+        after: campaigns.at(-1)?.id ?? after,
+        done: campaigns.length < DELETION_BATCH,
+      };
+    }
+    case 'field': {
+      // Another account's documents stay: the walk goes on after the last of them it saw.
+      const docs = await store.scan<Doc & { accountId?: string }>(collection, page);
+      // The document the walk went on after was removed since (another account's erasure): it starts again.
+      if (!docs.length && after && !(await store.get(collection, after)))
+        return { batch: [], after: null, done: false };
+      const batch = docs.filter((d) => d.accountId === accountId);
+      const kept = docs.filter((d) => d.accountId !== accountId).at(-1);
+      return { batch, after: kept?.id ?? after, done: docs.length < DELETION_BATCH };
+    }
+  }
+}
+
+/** Removes the account's jobs that wait or died; a running one ends finding no account. */
+async function forgetJobs(store: Store, accountId: string): Promise<number> {
+  return store.jobs.discardOfAccount(accountId);
+}
+
+const add = (removed: Record<string, number>, what: string, n: number): Record<string, number> =>
+  n ? { ...removed, [what]: (removed[what] ?? 0) + n } : removed;
