@@ -166,6 +166,86 @@ describe('account list', () => {
   });
 });
 
+describe('account delete', () => {
+  const listed = async (email: string) => (await cli(['account', 'list', '--email', email], env)).json.data;
+
+  test('asks for the email again: typed otherwise, nothing is deleted; typed, the account goes and what went is printed', async () => {
+    const created = await cli(
+      ['account', 'create', '--name', 'Leaving Dental', '--email', 'leaving@dental.example'],
+      env,
+    );
+    const { id, apiKey } = created.json;
+    expect((await request(gw, 'POST', '/v1/contacts', { apiKey, body: { phone: '+14155550187' } })).status).toBe(201);
+
+    const mistyped = await cli(
+      ['account', 'delete', '--email', 'leaving@dental.example'],
+      env,
+      'leaving@dental.exampel\n',
+    );
+    expect(mistyped.code).toBe(1);
+    expect(mistyped.stderr).toContain('Leaving Dental');
+    expect(mistyped.stderr).toContain("the email typed is not the account's: nothing was deleted");
+    expect(await works(apiKey)).toBe(200);
+    expect(await listed('leaving@dental.example')).toHaveLength(1);
+
+    const typed = await cli(
+      ['account', 'delete', '--email', 'leaving@dental.example'],
+      env,
+      'Leaving@Dental.example\n',
+    );
+    expect({ code: typed.code, json: typed.json }).toEqual({
+      code: 0,
+      json: {
+        accountId: id,
+        status: 'done',
+        startedAt: expect.any(String),
+        finishedAt: expect.any(String),
+        removed: expect.objectContaining({ accounts: 1, contacts: 1 }),
+      },
+    });
+    expect(await works(apiKey)).toBe(401);
+    expect(await listed('leaving@dental.example')).toEqual([]);
+  });
+
+  test('--yes asks nothing, for scripts; an agency with sub-accounts is refused, naming them; an unknown email is named', async () => {
+    const agency = await cli(
+      ['account', 'create', '--name', 'Agency', '--email', 'boss@leaving.example', '--agency'],
+      env,
+    );
+    const sub = await cli(
+      [
+        'account',
+        'create',
+        '--name',
+        'Client',
+        '--email',
+        'client@leaving.example',
+        '--parent',
+        'boss@leaving.example',
+      ],
+      env,
+    );
+    const refused = await cli(['account', 'delete', '--email', 'boss@leaving.example', '--yes'], env);
+    expect(refused.code).toBe(1);
+    expect(refused.json.error).toEqual({
+      code: 'ACCOUNT_HAS_SUBACCOUNTS',
+      message: expect.stringContaining('client@leaving.example'),
+    });
+    expect(await works(agency.json.apiKey)).toBe(200);
+
+    const scripted = await cli(['account', 'delete', '--email', 'client@leaving.example', '--yes'], env);
+    expect(scripted.json).toMatchObject({ accountId: sub.json.id, status: 'done' });
+    expect((await cli(['account', 'delete', '--email', 'boss@leaving.example', '--yes'], env)).code).toBe(0);
+    expect(await works(agency.json.apiKey)).toBe(401);
+
+    const unknown = await cli(['account', 'delete', '--email', 'nobody@leaving.example', '--yes'], env);
+    expect(unknown.code).not.toBe(0);
+    expect(unknown.stderr).toContain('No account with email nobody@leaving.example');
+    const help = await cli(['help'], env);
+    expect(help.stdout).toContain('leadchat-gateway account delete --email EMAIL [--yes]');
+  });
+});
+
 describe('account rotate-key', () => {
   test('prints a new key that works; the old one gets 401 at once', async () => {
     const created = await cli(['account', 'create', '--name', 'Rotating', '--email', 'rotate@example.com'], env);
@@ -313,9 +393,9 @@ describe('where the CLI finds the gateway and the token', () => {
   });
 
   test('an unknown command prints the usage', async () => {
-    const res = await cli(['account', 'delete', '--email', 'x@example.com'], env);
+    const res = await cli(['account', 'erase', '--email', 'x@example.com'], env);
     expect(res.code).not.toBe(0);
-    expect(res.stderr).toContain('usage');
+    expect(res.stderr).toContain('usage: account create|list|rotate-key|password|delete');
     const help = await cli(['help'], env);
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('account create --name NAME --email EMAIL');

@@ -15,8 +15,9 @@ import { tlsOptionsOf, trustOf, type Trust } from './trust.js';
  */
 export async function accountCommand(
   sub: string | undefined,
-  opts: PasswordOptions & { name?: string; email?: string; agency?: boolean; parent?: string },
+  opts: PasswordOptions & { name?: string; email?: string; agency?: boolean; parent?: string; yes?: boolean },
 ): Promise<number> {
+  if (sub === 'delete') return deleteCommand(opts);
   const password = await passwordOf(opts);
   const call = await adminCaller();
 
@@ -53,7 +54,38 @@ export async function accountCommand(
     if (!account) throw new Error(`No account with email ${opts.email}`);
     return print(await call('PUT', `/admin/v1/accounts/${account.id}/password`, { password }));
   }
-  throw new Error('usage: account create|list|rotate-key|password (see leadchat-gateway help)');
+  throw new Error('usage: account create|list|rotate-key|password|delete (see leadchat-gateway help)');
+}
+
+/** How often `account delete` asks whether the account's data is gone yet. */
+const DELETION_POLL_MS = 500;
+
+/**
+ * `leadchat-gateway account delete --email EMAIL`: the account and all its data go for good, once the operator has
+ * typed its email again (or given --yes, for scripts). Waits until the gateway has removed everything, then prints
+ * the deletion: what was removed, collection by collection.
+ */
+async function deleteCommand(opts: { email?: string; yes?: boolean }): Promise<number> {
+  if (!opts.email) throw new Error('account delete needs --email');
+  const call = await adminCaller();
+  const found = await call('GET', `/admin/v1/accounts?email=${encodeURIComponent(opts.email)}`);
+  if (found.status !== 200) return print(found);
+  const account = (found.body as { data?: Array<{ id: string; email: string; name: string }> }).data?.[0];
+  if (!account) throw new Error(`No account with email ${opts.email}`);
+  if (!opts.yes) {
+    const prompt = `This deletes the account "${account.name}" (${account.email}, ${account.id}) and all its data for good. Type its email to confirm: `;
+    const typed = process.stdin.isTTY
+      ? await read({ prompt, output: process.stderr })
+      : (process.stderr.write(prompt), (await text(process.stdin)).split(/\r?\n/)[0]!);
+    if (typed.trim().toLowerCase() !== account.email.toLowerCase())
+      throw new Error("the email typed is not the account's: nothing was deleted (--yes skips the question)");
+  }
+  let answer = await call('DELETE', `/admin/v1/accounts/${account.id}`);
+  while (answer.status < 300 && (answer.body as { status?: string }).status === 'deleting') {
+    await new Promise((resolve) => setTimeout(resolve, DELETION_POLL_MS));
+    answer = await call('GET', `/admin/v1/accounts/${account.id}/deletion`);
+  }
+  return print(answer);
 }
 
 interface PasswordOptions {

@@ -11,6 +11,8 @@ const USAGE = `Usage:
   leadchat-gateway account list [--email EMAIL]   (every account, or the one of EMAIL, as JSON; no API key)
   leadchat-gateway account rotate-key --email EMAIL
   leadchat-gateway account password --email EMAIL --password-stdin   (web console sign-in; ends its sessions)
+  leadchat-gateway account delete --email EMAIL [--yes]   (the account and all its data, for good: asks to type the
+    email again unless --yes; waits until all is removed and prints what was; an agency's sub-accounts go first)
     --password-stdin reads the password from standard input (typed unseen, or piped); --password PASSWORD takes it
     from the command line, where the machine's process list and the shell history keep it
   leadchat-gateway member add --account ACCOUNT_EMAIL --email EMAIL --role admin|agent [--name NAME]   (prints the invitation's link)
@@ -52,6 +54,7 @@ async function main(argv: string[]): Promise<number | undefined> {
         parent: { type: 'string' },
         password: { type: 'string' },
         'password-stdin': { type: 'boolean', default: false },
+        yes: { type: 'boolean', default: false },
       },
     });
     const { 'password-stdin': passwordStdin, ...given } = values;
