@@ -290,6 +290,12 @@ test("deleting an account removes everything of it at once for its users and in 
   expect(found(await everything(gw), gone.traces)).toEqual([]);
   expect(found(await everything(gw), stays.traces).length).toBeGreaterThan(0);
   expect(await naming(gw, gone.account.id)).toEqual([]);
+  // Not even an empty folder of its files.
+  expect(
+    (readdirSync(gw.dataDir, { recursive: true, encoding: 'utf8' }) as string[]).filter((f) =>
+      f.includes(gone.account.id),
+    ),
+  ).toEqual([]);
 
   gw = await gateway(dataDir);
   expect((await api(gw, stays.account, 'GET', `contacts/${stays.contactId}`)).status).toBe(200);

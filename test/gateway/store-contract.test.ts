@@ -1071,6 +1071,17 @@ describe.each(backends.filter((b) => b.name === 'lowdb' || HAS_POSTGRES))('$name
       expect(await store.blobs.get('acc_1', 'med_1')).toBeUndefined();
     });
 
+    test('blobs: deleteAccount removes every file of an account, and only its', async () => {
+      await store.blobs.put('acc_gone', 'med_a', Buffer.from('a'));
+      await store.blobs.put('acc_gone', 'med_b', Buffer.from('b'));
+      await store.blobs.put('acc_stays', 'med_a', Buffer.from('kept'));
+      await store.blobs.deleteAccount('acc_gone');
+      await store.blobs.deleteAccount('acc_gone');
+      expect(await store.blobs.get('acc_gone', 'med_a')).toBeUndefined();
+      expect(await store.blobs.get('acc_gone', 'med_b')).toBeUndefined();
+      expect((await store.blobs.get('acc_stays', 'med_a'))!.toString()).toBe('kept');
+    });
+
     test('blobs: a part is read at its offset, cut where the file ends, and only in its account', async () => {
       const bytes = Buffer.from(Array.from({ length: 70_000 }, (_, i) => (i * 7) % 256));
       await store.blobs.put('acc_1', 'med_part', bytes);

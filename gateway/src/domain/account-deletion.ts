@@ -182,6 +182,8 @@ export async function deleteBatch(store: Store, accountId: string): Promise<bool
   if (!deletion || deletion.status === 'done') return false;
   const entry = deletion.step < STEPS ? OWNERS[deletion.step % OWNERS.length] : undefined;
   if (!entry) {
+    // A file no record points at (its record's transaction never committed, the process stopped between) goes too.
+    await store.blobs.deleteAccount(accountId);
     const jobs = await forgetJobs(store, accountId);
     await store.transact(async (tx) => {
       const held = await tx.lock<AccountDeletion>(DELETIONS, accountId);

@@ -273,6 +273,8 @@ export interface BlobStore {
    */
   get(accountId: string, id: string, part?: ByteSpan): Promise<Buffer | undefined>;
   delete(accountId: string, id: string): Promise<void>;
+  /** Removes every file of an account (a deleted account's), those no record points at included. */
+  deleteAccount(accountId: string): Promise<void>;
 }
 
 export interface Store extends Reader {

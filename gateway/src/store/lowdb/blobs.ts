@@ -1,4 +1,4 @@
-import { mkdir, open, readFile, unlink } from 'node:fs/promises';
+import { mkdir, open, readFile, rm, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { StoreWriteError, type BlobStore, type ByteSpan } from '../store.js';
 import { refuseWhenFaulty } from './full-disk.js';
@@ -38,6 +38,11 @@ export class FileBlobs implements BlobStore {
 
   async delete(accountId: string, id: string): Promise<void> {
     await unlink(this.file(accountId, id)).catch(() => undefined);
+  }
+
+  /** The account's folder, its name checked as a file's is. */
+  async deleteAccount(accountId: string): Promise<void> {
+    await rm(path.dirname(this.file(accountId, 'folder')), { recursive: true, force: true });
   }
 
   private file(accountId: string, id: string): string {

@@ -26,6 +26,11 @@ export class PostgresBlobs implements BlobStore {
     return rows[0]?.bytes as Buffer | undefined;
   }
 
+  async deleteAccount(accountId: string): Promise<void> {
+    if (hasNul(accountId)) return;
+    await this.query('DELETE FROM leadchat_blobs WHERE account_id = $1', [accountId]);
+  }
+
   async delete(accountId: string, id: string): Promise<void> {
     if (hasNul(accountId) || hasNul(id)) return;
     await this.query('DELETE FROM leadchat_blobs WHERE account_id = $1 AND id = $2', [accountId, id]);
