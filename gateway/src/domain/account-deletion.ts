@@ -42,7 +42,7 @@ export interface AccountDeletion {
 
 /**
  * How the documents of an account are found in each collection of collections.ts; a collection added there without
- * a way here fails the gateway's tests (test/gateway/account-deletion-coverage.test.ts). In order: a collection whose
+ * a way here fails the gateway's tests (test/gateway/api-account-deletion.test.ts). In order: a collection whose
  * documents are found through another's (`campaign`) comes before that one.
  *
  * - `id`: the one document whose id is the account's.
@@ -244,12 +244,7 @@ async function nextBatch(
     }
     case 'campaign': {
       // The campaigns stay until their own step: the walk pages through them.
-      const campaigns = await store.find(
-        collection === 'pacing' ? 'campaigns' : collection,
-        'account',
-        [accountId],
-        page,
-      );
+      const campaigns = await store.find('campaigns', 'account', [accountId], page);
       const found = await Promise.all(campaigns.map((c) => store.get(collection, c.id)));
       return {
         batch: found.filter((d): d is Doc => d !== undefined),
