@@ -29,8 +29,8 @@ beforeAll(async () => {
 });
 
 /**
- * A new account's hand-off notice, the built-in text in English, its reminder after 15 minutes, and the team taking a
- * conversation the bot has answered 30 times in an hour.
+ * A new account's hand-off notice, the built-in text in English, its reminder after 15 minutes, the team taking a
+ * conversation the bot has answered 30 times in an hour, and no business hours: always open, the away notice unused.
  */
 const HANDOFF_DEFAULTS = {
   handoffMessage: null,
@@ -38,6 +38,10 @@ const HANDOFF_DEFAULTS = {
   language: 'en',
   handoffReminderAfter: '15m',
   botReplyLimit: 30,
+  businessHours: null,
+  awayMessage: null,
+  defaultAwayMessage:
+    'Thanks for your message! Our team is away right now; we will get back to you as soon as we are back.',
 };
 
 describe('settings', () => {
