@@ -141,6 +141,7 @@ const PROVEN_ELSEWHERE: Record<string, string> = {
 const RUN_HERE = [
   'gateway/README.md › ## Operator bootstrap',
   'gateway/README.md › ### On the embedded store',
+  'gateway/README.md › ### Deleting an account',
   'docs/console.md › ## Overview',
   'docs/console.md › ## Signing in',
   "docs/api.md › ## A contact's message from a custom channel",
@@ -211,6 +212,28 @@ test('the operator bootstrap commands work as printed', async () => {
     body: { email: 'ops@acme.example', password: typed.trim() },
   });
   expect(signIn.status).toBe(200);
+});
+
+test('the account deletion command works as printed: asked for the email again, the account goes with its data', async () => {
+  const commands = commandsUnder('gateway/README.md › ### Deleting an account');
+  expect(commands).toEqual(['npx leadchat-gateway account delete --email client@example.com']);
+  const adminToken = readFileSync(path.join(gw.dataDir, 'admin-token'), 'utf8').trim();
+  const accounts = async () =>
+    (
+      await request(gw, 'GET', '/admin/v1/accounts', {
+        headers: { authorization: `Bearer ${adminToken}` },
+        query: { email: 'client@example.com' },
+      })
+    ).body.data;
+  // The client of the bootstrap above, or one of that email when this test runs alone.
+  const client =
+    (await accounts())[0] ??
+    (await createAccount({ ...gw, adminToken }, { email: 'client@example.com', name: 'Client' }));
+  const env = { ...process.env, LEADCHAT_URL: gw.url, LEADCHAT_DATA_DIR: gw.dataDir, LEADCHAT_ADMIN_TOKEN: '' };
+  const { code, stdout, stderr } = await sh(commands[0]!, ROOT, env, 'client@example.com\n');
+  expect({ code, stderr }).toEqual({ code: 0, stderr: expect.stringContaining('Type its email to confirm') });
+  expect(JSON.parse(stdout)).toEqual(expect.objectContaining({ accountId: client.id, status: 'done' }));
+  expect(await accounts()).toEqual([]);
 });
 
 test('the embedded store backup and restore commands work as printed', async () => {
