@@ -1,9 +1,9 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { consoleAccount, teamMember, withSession } from '../console/support';
-import { BACKEND, removeDir, tempDir } from '../helpers/gateway';
+import { removeDir, tempDir } from '../helpers/gateway';
 import { startInProcess } from '../helpers/in-process';
-import { dumpDatabase } from '../helpers/postgres';
+import { everything, found, type Traces } from '../helpers/traces';
 import { openStoreOf, type Store } from '../helpers/stopped-store';
 import { whatsapp } from '../helpers/provider-accounts';
 import {
@@ -58,7 +58,7 @@ interface Life {
   /** The receiver of its webhook subscription, which fails every delivery: one waits to be tried again. */
   failing: Receiver;
   /** What of the account must be found before its deletion and never after. */
-  traces: Record<string, string | Buffer>;
+  traces: Traces;
 }
 
 /**
@@ -136,32 +136,6 @@ async function live(gw: TestGateway, tag: string): Promise<Life> {
       file,
     },
   };
-}
-
-/** Every file of the data dir, and on PostgreSQL every row of every table, with where it was. */
-async function everything(gw: TestGateway): Promise<Array<{ where: string; content: Buffer }>> {
-  const files = (readdirSync(gw.dataDir, { recursive: true, encoding: 'utf8' }) as string[])
-    .map((f) => path.join(gw.dataDir, f))
-    .filter((f) => statSync(f).isFile())
-    .map((f) => ({ where: f, content: readFileSync(f) }));
-  if (BACKEND !== 'postgres') return files;
-  const rows = await dumpDatabase(gw.env.LEADCHAT_DATABASE_URL!);
-  return [...files, ...rows.map((r) => ({ where: r.where, content: Buffer.from(r.content) }))];
-}
-
-/** Which traces are found where: text case-insensitively, a file by its bytes (or their hex, in a bytea column). */
-function found(places: Array<{ where: string; content: Buffer }>, traces: Life['traces']): string[] {
-  const hits: string[] = [];
-  for (const [what, trace] of Object.entries(traces)) {
-    for (const { where, content } of places) {
-      const hit =
-        typeof trace === 'string'
-          ? content.toString('latin1').toLowerCase().includes(trace.toLowerCase())
-          : content.includes(trace) || content.toString('latin1').includes(trace.toString('hex'));
-      if (hit) hits.push(`${what} in ${where}`);
-    }
-  }
-  return hits;
 }
 
 /** The documents of the stopped gateway's store that name `accountId`, but the record of its deletion. */

@@ -1,9 +1,7 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import path from 'node:path';
 import { consoleAccount, teamMember, withSession } from '../console/support';
-import { BACKEND, removeDir, tempDir } from '../helpers/gateway';
+import { removeDir, tempDir } from '../helpers/gateway';
 import { startInProcess } from '../helpers/in-process';
-import { dumpDatabase } from '../helpers/postgres';
+import { everything, found, type Traces } from '../helpers/traces';
 import { forgetDone, openStoreOf } from '../helpers/stopped-store';
 import { jobsWithStatus, processed } from '../helpers/inbound';
 import { twilio, whatsapp } from '../helpers/provider-accounts';
@@ -51,7 +49,7 @@ interface Life {
   contact: { id: string; phone: string; email: string };
   list: { id: string };
   /** What of the contact must be found before its erasure and never after. */
-  traces: Record<string, string | Buffer>;
+  traces: Traces;
 }
 
 /** A contact with something of everything: what the export must hold and the erasure must remove. */
@@ -158,32 +156,6 @@ async function live(gw: TestGateway, account: TestAccount): Promise<Life> {
       file,
     },
   };
-}
-
-/** Every file of the data dir, and on PostgreSQL every row of every table, with where it was. */
-async function everything(gw: TestGateway): Promise<Array<{ where: string; content: Buffer }>> {
-  const files = (readdirSync(gw.dataDir, { recursive: true, encoding: 'utf8' }) as string[])
-    .map((f) => path.join(gw.dataDir, f))
-    .filter((f) => statSync(f).isFile())
-    .map((f) => ({ where: f, content: readFileSync(f) }));
-  if (BACKEND !== 'postgres') return files;
-  const rows = await dumpDatabase(gw.env.LEADCHAT_DATABASE_URL!);
-  return [...files, ...rows.map((r) => ({ where: r.where, content: Buffer.from(r.content) }))];
-}
-
-/** Which traces are found where: text case-insensitively, a file by its bytes (or their hex, in a bytea column). */
-function found(places: Array<{ where: string; content: Buffer }>, traces: Life['traces']): string[] {
-  const hits: string[] = [];
-  for (const [what, trace] of Object.entries(traces)) {
-    for (const { where, content } of places) {
-      const hit =
-        typeof trace === 'string'
-          ? content.toString('latin1').toLowerCase().includes(trace.toLowerCase())
-          : content.includes(trace) || content.toString('latin1').includes(trace.toString('hex'));
-      if (hit) hits.push(`${what} in ${where}`);
-    }
-  }
-  return hits;
 }
 
 test("the export holds the contact's whole life: conversations, messages, files as links, lists, import rows, consent, deliveries", async () => {
