@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { HANDOFF_ASSIGNMENTS, MEMBER_ROLES, WEEKDAYS } from '../api-contract.js';
-import { nullableTimestamp, timestamp } from './shared.js';
+import { HANDOFF_ASSIGNMENTS, MEMBER_ROLES } from '../api-contract.js';
+import { nullableTimestamp, timestamp, weeklyHours } from './shared.js';
 
 /** GET and PUT /v1/settings (the secret is shown: the endpoint is the account's own). */
 export const settings = z.object({
@@ -36,16 +36,9 @@ export const settings = z.object({
     ),
   defaultHandoffMessage: z.string().describe("The built-in hand-off notice, in the account's language"),
   language: z.string().describe("BCP 47: the language of the gateway's own words to a contact no campaign has"),
-  businessHours: z
-    .object({
-      start: z.string(),
-      end: z.string(),
-      timezone: z.string(),
-      days: z
-        .array(z.enum(WEEKDAYS))
-        .nullable()
-        .describe("The days of the week, in the hours' time zone, the team works, Monday first; null: every day"),
-    })
+  businessHours: weeklyHours(
+    "The days of the week, in the hours' time zone, the team works, Monday first; null: every day",
+  )
     .nullable()
     .describe(
       "When the team works, as a campaign's sendingWindow: out of them a hand-off tells the contact the away notice, and the wait before a reminder counts only time within them; null: always open",

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { CAMPAIGN_CHANNELS, CAMPAIGN_STATUSES, FUNNEL_STEPS, WEEKDAYS } from '../api-contract.js';
+import { CAMPAIGN_CHANNELS, CAMPAIGN_STATUSES, FUNNEL_STEPS } from '../api-contract.js';
 import { contact } from './contacts.js';
-import { timestamp } from './shared.js';
+import { timestamp, weeklyHours } from './shared.js';
 
 const templateParams = z.array(z.string());
 
@@ -37,17 +37,9 @@ export const campaign = z
         'archived: paused and left out of GET /v1/campaigns (unless asked for), and it holds no list; PATCH status paused or draft brings it back',
       ),
     sendRate: z.string().describe('The pace of queued opening messages, e.g. "30/m"'),
-    sendingWindow: z
-      .object({
-        start: z.string(),
-        end: z.string(),
-        timezone: z.string(),
-        days: z
-          .array(z.enum(WEEKDAYS))
-          .nullable()
-          .describe("The days of the week, in the window's time zone, it opens on, Monday first; null: every day"),
-      })
-      .nullable(),
+    sendingWindow: weeklyHours(
+      "The days of the week, in the window's time zone, it opens on, Monday first; null: every day",
+    ).nullable(),
     followUps: z.object({ enabled: z.boolean(), steps: z.array(z.object({ after: z.string(), body: z.string() })) }),
     bot: z.object({
       active: z.boolean(),

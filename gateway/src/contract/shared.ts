@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { WEEKDAYS } from '../api-contract.js';
 
 /**
  * What every answer is made of. The answers of /v1 are zod schemas (contract/*.ts): the routes' answers are typed
@@ -25,3 +26,15 @@ export const success = z.literal(true);
 
 /** The type of an answer: what its schema gives. */
 export type Answer<S extends z.ZodType> = z.output<S>;
+
+/**
+ * Local hours on days of the week, in a time zone: a campaign's sendingWindow, the team's businessHours. `days`
+ * describes what the days are for.
+ */
+export const weeklyHours = (days: string) =>
+  z.object({
+    start: z.string(),
+    end: z.string(),
+    timezone: z.string(),
+    days: z.array(z.enum(WEEKDAYS)).nullable().describe(days),
+  });
