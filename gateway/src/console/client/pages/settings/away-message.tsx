@@ -6,6 +6,7 @@ import { useAction } from '../../components/action.js';
 import { FormStatus, Panel } from '../../components/form.js';
 import { LongText } from '../../components/long-text.js';
 import { Button } from '../../components/button.js';
+import { CurrentMessage } from './current-message.js';
 
 /** The form's labels, by the fields of PUT /v1/settings. */
 const LABELS = { awayMessage: 'Away message' };
@@ -32,17 +33,7 @@ export function AwayMessagePanel(props: { settings: Settings; onSaved: (settings
   };
   return (
     <Panel title="What the contact is told out of hours" id="away-message-heading">
-      <p class="current" id="away-message-now">
-        {settings.awayMessage ? (
-          <>
-            Now: your message, <span class="value">{settings.awayMessage}</span>
-          </>
-        ) : (
-          <>
-            Now: the built-in message, <span class="value">{settings.defaultAwayMessage}</span>
-          </>
-        )}
-      </p>
+      <CurrentMessage id="away-message-now" own={settings.awayMessage} builtIn={settings.defaultAwayMessage} />
       <form onSubmit={submit} noValidate>
         <LongText
           id="away-message"

@@ -6,6 +6,7 @@ import { useAction } from '../../components/action.js';
 import { Field, FormStatus, Panel } from '../../components/form.js';
 import { LongText } from '../../components/long-text.js';
 import { Button } from '../../components/button.js';
+import { CurrentMessage } from './current-message.js';
 
 /** The form's labels, by the fields of PUT /v1/settings. */
 const LABELS = { handoffMessage: 'Hand-off message', language: 'Language' };
@@ -36,17 +37,7 @@ export function HandoffMessagePanel(props: { settings: Settings; onSaved: (setti
   };
   return (
     <Panel title="What the contact is told at a hand-off" id="handoff-message-heading">
-      <p class="current" id="handoff-message-now">
-        {settings.handoffMessage ? (
-          <>
-            Now: your message, <span class="value">{settings.handoffMessage}</span>
-          </>
-        ) : (
-          <>
-            Now: the built-in message, <span class="value">{settings.defaultHandoffMessage}</span>
-          </>
-        )}
-      </p>
+      <CurrentMessage id="handoff-message-now" own={settings.handoffMessage} builtIn={settings.defaultHandoffMessage} />
       <form onSubmit={submit} noValidate>
         <LongText
           id="handoff-message"
