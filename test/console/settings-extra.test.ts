@@ -15,8 +15,8 @@ import { consoleAccount, type ConsoleAccount } from './support';
 
 /**
  * In a real browser: "Send test event" on the Custom Channel Webhook page (the receiver's answer shown, the event
- * really signed), the HELP answer saved and reset there, the business hours and away message under Bot provider, and a list opened by its address read with
- * GET /v1/lists/{id} alone.
+ * really signed), the HELP answer saved and reset there, the business hours and away message under Bot provider, and a
+ * list opened by its address read with GET /v1/lists/{id} alone.
  */
 jest.setTimeout(60_000);
 

@@ -60,7 +60,8 @@ describe('afterBusinessTime', () => {
   test('a wait of days spends each working day in turn', () => {
     // From Mon 09:00: 9 hours on Monday, 9 on Tuesday, 2 on Wednesday → Wed 11:00.
     expect(due(office(), '2026-03-23T08:00:00Z', 20 * HOUR)).toBe('2026-03-25T10:00:00.000Z');
-    // The longest reminder (7 days) from Friday 17:00: 1 hour on Friday, 18 whole working days, 5 hours of the next (Thu 16 April, 14:00 CEST).
+    // The longest reminder (7 days) from Friday 17:00: 1 hour on Friday, 18 whole working days, 5 hours of the next
+    // (Thu 16 April, 14:00 CEST).
     expect(due(office(), '2026-03-20T16:00:00Z', 7 * 24 * HOUR)).toBe('2026-04-16T12:00:00.000Z');
   });
 

@@ -10,10 +10,11 @@ import type { settings } from '../contract/account.js';
 import type { Answer } from '../contract/shared.js';
 
 /**
- * Spec §4.7: the Custom Channel Webhook URL replies are posted to, and the secret that signs them; the answer
- * to a contact who writes HELP; who a hand-off assigns its conversation to, what the contact is told then, and how
- * long they may wait for a person before the team is reminded; how many answers the bot gives a conversation in an
- * hour before the team takes it; when the team works (business hours) and what a contact is told out of them; the country of the phone numbers the account writes without a country code; and the language of the gateway's own words.
+ * Spec §4.7: the Custom Channel Webhook URL replies are posted to, and the secret that signs them; the answer to a
+ * contact who writes HELP; who a hand-off assigns its conversation to, what the contact is told then, and how long they
+ * may wait for a person before the team is reminded; how many answers the bot gives a conversation in an hour before
+ * the team takes it; when the team works (business hours) and what a contact is told out of them; the country of the
+ * phone numbers the account writes without a country code; and the language of the gateway's own words.
  */
 export const publicSettings = (a: Account): Answer<typeof settings> => ({
   customChannelWebhookUrl: a.customChannelWebhookUrl,
