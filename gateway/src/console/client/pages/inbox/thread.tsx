@@ -532,12 +532,12 @@ function ReplyForm(props: { conversation: Conversation; onSend: () => void; onSe
         max={TEXT_LIMITS.teamMessage}
         hint={
           <>
-            Type / in the empty box, or press Saved replies, to put in one of your team’s saved replies.{' '}
             {sentAs(props.conversation)} Replying hands the conversation to your team: the bot stops answering here, and
             a conversation nobody has becomes yours.
             {answersOnly(props.conversation.channel) &&
               ' Meta takes replies within 24 hours of the contact’s last message; after that, up to 7 days, as a person’s reply (Meta’s HUMAN_AGENT tag); later, it is not sent.'}
-            {props.conversation.channel === 'whatsapp' && ` ${whatsAppWindow(props.conversation)}`}
+            {props.conversation.channel === 'whatsapp' && ` ${whatsAppWindow(props.conversation)}`} Type / in the empty
+            box, or press Saved replies, to put in one of your team’s saved replies.
           </>
         }
       />
