@@ -31,3 +31,16 @@ export function sameQuestion(a: string, b: string): boolean {
   const words = normalForm(a);
   return words !== '' && words === normalForm(b);
 }
+
+/**
+ * The form in which a search compares a name or an address with what was typed: lower case, accents folded, spaces
+ * collapsed, trimmed; punctuation kept ("o'brien", "ana@example.com"). The API's `?q=` reads it (contact-search.ts,
+ * name-search.ts), and the console filters what it has already read by it, so both find the same.
+ */
+export const normalizeSearch = (text: string): string =>
+  text
+    .normalize('NFKD')
+    .replace(/\p{M}+/gu, '')
+    .toLowerCase()
+    .replace(/\s+/g, ' ')
+    .trim();

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { CONTACT_SEARCH, phoneDigitsOf } from '../api-contract.js';
 import type { Page, Placed, Reader, Store, Tx } from '../store/store.js';
 import { readPhone } from './phone.js';
+import { normalizeSearch } from '../normal-form.js';
 
 /**
  * Finding contacts by what a person types (`GET /v1/contacts?q=`): the start of a name's word, an email or its local
@@ -53,15 +54,6 @@ const KEY_LENGTH = 8;
 const SUFFIX_MIN = CONTACT_SEARCH.phoneDigitsMin;
 /** Enough words of a name for any real one; a name of 300 words costs no more. */
 const MAX_WORDS = 12;
-
-/** Lower case, accents folded, spaces collapsed: how keys are made and queries read. */
-export const normalizeSearch = (text: string): string =>
-  text
-    .normalize('NFKD')
-    .replace(/\p{M}+/gu, '')
-    .toLowerCase()
-    .replace(/\s+/g, ' ')
-    .trim();
 
 /** Letters that keep no accent to fold in Unicode's decomposition, as a reader of Latin script takes them. */
 const FOLDED: Record<string, string> = {

@@ -1,5 +1,5 @@
 import type { Page } from '../store/store.js';
-import { normalizeSearch } from './contact-search.js';
+import { normalizeSearch } from '../normal-form.js';
 
 /** Records read per step while a page is filtered by name: lists and campaigns are few, so a page takes one or two. */
 const SCAN_BATCH = 200;

@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
+import { normalizeSearch } from '../../../../normal-form.js';
 import type { Contact, PageOf } from '../../answers.js';
 import { call, get } from '../../api.js';
 import { ConfirmAction } from '../../components/confirm.js';
@@ -9,13 +10,7 @@ import { refusal } from './words.js';
 /** The last digits two numbers of one person share, written once with and once without a country code or its 0. */
 const PHONE_DIGITS = 8;
 const digits = (phone: string) => phone.replace(/\D/g, '').slice(-PHONE_DIGITS);
-const fullName = (c: Contact) =>
-  `${c.firstName} ${c.lastName}`
-    .normalize('NFKD')
-    .replace(/\p{M}+/gu, '')
-    .toLowerCase()
-    .replace(/\s+/g, ' ')
-    .trim();
+const fullName = (c: Contact) => normalizeSearch(`${c.firstName} ${c.lastName}`);
 
 /** Why another contact is likely the same person: the same name, email, or phone digits. */
 export function likeness(c: Contact, other: Contact): string[] {

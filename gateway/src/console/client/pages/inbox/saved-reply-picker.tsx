@@ -1,22 +1,19 @@
 import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import type { RenderedSavedReply, SavedReply } from '../../answers.js';
+import { normalizeSearch } from '../../../../normal-form.js';
 import { get } from '../../api.js';
 import { Link } from '../../router.js';
 import { allPages } from '../lists/paged.js';
 
 export const SAVED_REPLIES_PATH = '/v1/saved-replies';
 
-/** Case and accents aside, as the API's ?q= finds them: "prix" finds "Prix", "cafe" finds "Café". */
-const folded = (text: string) =>
-  text
-    .normalize('NFKD')
-    .replace(/\p{M}+/gu, '')
-    .toLowerCase();
-
-/** The saved replies whose name or text holds what was typed, in the API's order (by name). */
+/**
+ * The saved replies whose name or text holds what was typed, case and accents aside, as the API's ?q= finds them
+ * ("prix" finds "Prix", "cafe" finds "Café"); in the API's order (by name).
+ */
 const matching = (all: SavedReply[], typed: string) => {
-  const q = folded(typed.trim());
-  return q ? all.filter((s) => folded(s.name).includes(q) || folded(s.text).includes(q)) : all;
+  const q = normalizeSearch(typed);
+  return q ? all.filter((s) => normalizeSearch(s.name).includes(q) || normalizeSearch(s.text).includes(q)) : all;
 };
 
 /** A saved reply's first words, as its option shows them under its name. */
