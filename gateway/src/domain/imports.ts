@@ -458,7 +458,7 @@ function delimiterHint(names: string[], delimiter: string): string {
 }
 
 /** A header as people tell it apart: its case and how many spaces (a no-break one among them) it has do not count. */
-const looseHeader = (name: string) => name.trim().replace(/\s+/g, ' ').toLocaleLowerCase('en-US');
+export const looseHeader = (name: string) => name.trim().replace(/\s+/g, ' ').toLocaleLowerCase('en-US');
 
 /**
  * The columns a mapped header names: those written as it is mapped, else those written like it in another case or

@@ -3,6 +3,7 @@ import { stringify } from 'csv-stringify/sync';
 import type { Placed, Reader, Store } from '../store/store.js';
 import type { Contact } from './contacts.js';
 import { membersOf, type List, type Membership } from './lists.js';
+import { looseHeader } from './imports.js';
 import { spreadsheetCell } from './spreadsheet-text.js';
 import { EXPORT_COLUMNS, EXPORT_READ_ONLY_COLUMNS, externalIdColumn } from '../api-contract.js';
 
@@ -39,9 +40,6 @@ async function* pagesOf(
   }
 }
 
-/** A header as the import tells headers apart: case and spacing do not count. */
-const loose = (name: string) => name.trim().replace(/\s+/g, ' ').toLocaleLowerCase('en-US');
-
 /** The file's columns: the contact's, one per external ID label and custom field of the list's contacts, then facts. */
 interface Columns {
   labels: string[];
@@ -67,7 +65,7 @@ async function columnsOf(pages: AsyncIterable<Member[]>): Promise<Columns> {
   const sortedLabels = [...labels].sort(byName);
   const sortedFields = [...fields].sort(byName);
   const others = new Set(
-    [...EXPORT_COLUMNS, ...EXPORT_READ_ONLY_COLUMNS, ...sortedLabels.map(externalIdColumn)].map(loose),
+    [...EXPORT_COLUMNS, ...EXPORT_READ_ONLY_COLUMNS, ...sortedLabels.map(externalIdColumn)].map(looseHeader),
   );
   return {
     labels: sortedLabels,
@@ -75,7 +73,7 @@ async function columnsOf(pages: AsyncIterable<Member[]>): Promise<Columns> {
     header: [
       ...EXPORT_COLUMNS,
       ...sortedLabels.map(externalIdColumn),
-      ...sortedFields.map((name) => (others.has(loose(name)) ? `${name} (custom field)` : name)),
+      ...sortedFields.map((name) => (others.has(looseHeader(name)) ? `${name} (custom field)` : name)),
       ...EXPORT_READ_ONLY_COLUMNS,
     ],
   };
