@@ -55,13 +55,11 @@ export async function handOff(
  * The gateway's own hand-off notice, free: the campaign's words, else the account's, else the built-in text; out of
  * the account's business hours, its away notice instead, which promises no answer before the team is back.
  */
-const noticeOf = (campaign: Campaign | undefined, account: Account) =>
-  ({
-    body: outOfHours(account.businessHours, clockNow())
-      ? awayNotice(campaign, account)
-      : handoffNotice(campaign, account),
-    author: 'system',
-  }) as const;
+const noticeOf = (
+  campaign: Campaign | undefined,
+  account: Account,
+  away = outOfHours(account.businessHours, clockNow()),
+) => ({ body: away ? awayNotice(campaign, account) : handoffNotice(campaign, account), author: 'system' }) as const;
 
 /**
  * Every contact who writes hears back: a hand-off their message caused tells them a person will answer, in the
@@ -82,9 +80,10 @@ export async function tellHandoff(
   bot?: { body: string | null; answers?: boolean },
 ): Promise<Conversation> {
   if (contact.optOut) return conversation;
-  const notice = noticeOf(campaign, account);
-  const away = outOfHours(account.businessHours, clockNow()) && !bot?.answers;
-  const words = away ? notice.body : (bot?.body ?? notice.body);
+  // The hours read once: the notice and the choice of words agree, even at the minute the team comes or goes.
+  const away = outOfHours(account.businessHours, clockNow());
+  const notice = noticeOf(campaign, account, away);
+  const words = away && !bot?.answers ? notice.body : (bot?.body ?? notice.body);
   const out =
     bot && campaign ? { body: words, author: 'bot' as const, campaignId: campaign.id, unpaid: notice } : notice;
   const sent = await sendOnConversation(tx, gw, account, contact, conversation, out);
