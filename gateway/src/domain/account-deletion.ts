@@ -141,7 +141,7 @@ export async function deleteAccount(store: Store, accountId: string): Promise<Ac
     });
   });
   // Nothing of it may run from now on: what a runner holds already ends finding no account.
-  if (deletion.status === 'deleting') await forgetJobs(store, accountId);
+  if (deletion.status === 'deleting') await store.jobs.discardOfAccount(accountId);
   return deletion;
 }
 
@@ -184,7 +184,7 @@ export async function deleteBatch(store: Store, accountId: string): Promise<bool
   if (!entry) {
     // A file no record points at (its record's transaction never committed, the process stopped between) goes too.
     await store.blobs.deleteAccount(accountId);
-    const jobs = await forgetJobs(store, accountId);
+    const jobs = await store.jobs.discardOfAccount(accountId);
     await store.transact(async (tx) => {
       const held = await tx.lock<AccountDeletion>(DELETIONS, accountId);
       if (held?.status !== 'deleting') return;
@@ -263,11 +263,6 @@ async function nextBatch(
       return { batch, after: kept?.id ?? after, done: docs.length < DELETION_BATCH };
     }
   }
-}
-
-/** Removes the account's jobs that wait or died; a running one ends finding no account. */
-async function forgetJobs(store: Store, accountId: string): Promise<number> {
-  return store.jobs.discardOfAccount(accountId);
 }
 
 const add = (removed: Record<string, number>, what: string, n: number): Record<string, number> =>
