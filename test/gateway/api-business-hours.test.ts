@@ -280,6 +280,36 @@ describe('the contact is told the truth', () => {
   });
 });
 
+describe("the campaign's bot test tells what the contact would be told", () => {
+  test('out of hours a hand-off shows the away notice, for a contact who asks for a person and for the bot that hands off; in hours the usual notice', async () => {
+    const noon = await atHour(12);
+    const { account: made } = await account({
+      businessHours: utcHours(noon + HOUR, noon + 2 * HOUR),
+      awayMessage: 'We are closed; we will write to you when we open at 9.',
+    });
+    const campaign = await api(ctx.gw, made, 'POST', 'campaigns', {
+      body: {
+        name: 'Implants',
+        channel: 'custom',
+        customChannel: 'web-chat',
+        bot: { handoffMessage: 'Our implant team will write to you right away.', faqs: [] },
+      },
+    });
+    expect(campaign.status).toBe(201);
+    const test = async (message: string) =>
+      (await api(ctx.gw, made, 'POST', `campaigns/${campaign.body.id}/bot/test`, { body: { message } })).body.reply;
+    const away = 'We are closed; we will write to you when we open at 9.';
+    expect(await test('I want to talk to a human')).toEqual({ kind: 'handoff', reason: 'contact_asked', body: away });
+    // No FAQ answers it: the FAQ bot hands it off, in the notice's words.
+    expect(await test('Do you do implants?')).toMatchObject({ kind: 'handoff', body: away });
+
+    await wait(HOUR);
+    const usual = 'Our implant team will write to you right away.';
+    expect(await test('I want to talk to a human')).toEqual({ kind: 'handoff', reason: 'contact_asked', body: usual });
+    expect(await test('Do you do implants?')).toMatchObject({ kind: 'handoff', body: usual });
+  });
+});
+
 describe('reminders keep to working time', () => {
   test('handed off before opening: the team is reminded at the opening plus the wait', async () => {
     const noon = await atHour(12);
