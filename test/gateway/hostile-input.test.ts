@@ -891,6 +891,7 @@ describe('every other route', () => {
     'POST /admin/v1/clock': 'served only to a gateway under the test clock, which this one is not',
     'GET /console/api/session': 'it reads nothing but the session cookie (test/console/session-api.test.ts)',
     'GET /console/api/stream': 'the same, and it answers a stream of events (api-stream.test.ts)',
+    'GET /console/api/business-hours': 'it reads nothing but the session cookie (test/console/inbox-hours.test.ts)',
   };
   const TRIED = [
     'POST /v1/messages/:id/retry',

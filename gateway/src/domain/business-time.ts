@@ -34,3 +34,29 @@ export const MAX_STRETCHES = 62;
 /** Whether the team is out of its business hours at `at`: never when the account has none. */
 export const outOfHours = (hours: SendingWindow | null | undefined, at: number): boolean =>
   !!hours && !isOpen(hours, at);
+
+/**
+ * The team's hours as the inbox tells them at `at`: whether they are out, when they are next back, and when that
+ * changes (the next opening or closing). Null when the account has no hours: always open, nothing to tell.
+ */
+export function hoursAt(
+  hours: SendingWindow | null | undefined,
+  at: number,
+): { outOfHours: boolean; backAt: number | null; changesAt: number } | null {
+  if (!hours) return null;
+  if (!isOpen(hours, at)) {
+    const back = nextOpening(hours, at);
+    return { outOfHours: true, backAt: back, changesAt: back };
+  }
+  return { outOfHours: false, backAt: null, changesAt: nextClosing(hours, at) };
+}
+
+/** "Mon 09:00": an instant as the team's clocks in `timezone` read it, the day of the week beside the time. */
+export const dayAndTime = (timezone: string, at: number): string =>
+  new Intl.DateTimeFormat('en-GB', {
+    timeZone: timezone,
+    weekday: 'short',
+    hour: '2-digit',
+    minute: '2-digit',
+    hourCycle: 'h23',
+  }).format(at);

@@ -6,6 +6,7 @@ import { previousSecretExpiresAt, rotated } from './signing-secrets.js';
 import { checkTarget } from './targets.js';
 import { DEFAULT_REMINDER_AFTER, parseReminderAfter } from './handoff-waits.js';
 import { botReplyLimitOf } from './bot-reply-limit.js';
+import { hoursChanged } from './hours-changes.js';
 import type { settings } from '../contract/account.js';
 import type { Answer } from '../contract/shared.js';
 
@@ -59,7 +60,11 @@ export async function updateSettings(
   const { businessHours: asked, ...rest } = changes;
   const hours =
     asked === undefined ? {} : { businessHours: asked && parseSendingWindow(asked, undefined, BUSINESS_HOURS) };
-  return gw.store.transact(async (tx) => tx.update<Account>('accounts', accountId, { ...rest, ...reminder, ...hours }));
+  return gw.store.transact(async (tx) => {
+    // Every open inbox says whether the team is out, and whether reminders wait: told at once of new ones.
+    if (asked !== undefined || changes.handoffReminderAfter !== undefined) hoursChanged(tx, accountId);
+    return tx.update<Account>('accounts', accountId, { ...rest, ...reminder, ...hours });
+  });
 }
 
 /** A new signing secret; the one it replaces still signs beside it for a day (see signing-secrets). */

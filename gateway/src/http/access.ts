@@ -121,6 +121,8 @@ export const ROUTE_ACCESS: Readonly<Record<string, Readonly<Partial<Record<HttpM
   '/console/api/invites/:token': { GET: 'public', POST: 'public' },
   // The console's live inbox: the session's account's changes as Server-Sent Events.
   '/console/api/stream': { GET: 'signed-in' },
+  // Whether the team is out of its business hours, for the inbox of every role (the settings are the admins').
+  '/console/api/business-hours': { GET: 'signed-in' },
 };
 
 /** The level of a route's method; undefined when the table does not list it. */

@@ -19,6 +19,7 @@ export interface LiveEvent {
     | 'campaign.updated'
     | 'credits.updated'
     | 'webhooks.updated'
+    | 'hours.updated'
     | 'reset';
   data: {
     conversationId?: string;
@@ -50,6 +51,7 @@ const EVENTS: Array<LiveEvent['event']> = [
   'campaign.updated',
   'credits.updated',
   'webhooks.updated',
+  'hours.updated',
   'reset',
 ];
 /** A stream not open by then is taken as down (a proxy holding it back): the pages poll until it opens. */

@@ -7,6 +7,7 @@ import { campaignEvents } from '../../domain/campaign-changes.js';
 import { creditEvents } from '../../domain/credit-changes.js';
 import { inboxEvents } from '../../domain/inbox-changes.js';
 import { webhookEvents } from '../../domain/webhook-changes.js';
+import { hoursEvents } from '../../domain/hours-changes.js';
 import { SESSION_ENDED } from '../../domain/session-ends.js';
 import { stillSignedIn } from '../../domain/sessions.js';
 import { ApiError } from '../../errors.js';
@@ -164,6 +165,7 @@ export class ChangeStreams {
         ...campaignEvents(change),
         ...creditEvents(change),
         ...webhookEvents(change),
+        ...hoursEvents(change),
       ]) {
         const seq = ++watched.position;
         const kept = { seq, at, text: `id: ${idOf(watched, seq)}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n` };

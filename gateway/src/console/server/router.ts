@@ -17,6 +17,7 @@ import { consoleHeaders } from './headers.js';
 import { sessionApi } from './session-api.js';
 import type { ChangeStreams } from './change-streams.js';
 import { streamApi } from './stream-api.js';
+import { businessHoursApi } from './business-hours-api.js';
 import { sessionOf } from '../../http/middleware/session.js';
 import { SHELL_HTML } from './shell.js';
 
@@ -50,6 +51,7 @@ export function consoleRouter(gw: Gateway, streams: ChangeStreams): Router {
     '/api',
     sessionApi(gw, `${CONSOLE_BASE}/api`),
     streamApi(gw, `${CONSOLE_BASE}/api`, streams),
+    businessHoursApi(gw, `${CONSOLE_BASE}/api`),
     notFoundHandler,
   );
 

@@ -13,6 +13,7 @@ import { ContactSearch } from './contact-search.js';
 import { ConversationList } from './conversation-list.js';
 import { FilterBar, filterQuery, NO_FILTERS, type Filters } from './filters.js';
 import { LiveStatus } from './live-status.js';
+import { HoursStatus } from './hours-status.js';
 import { RetryAllFailed } from './retry-all.js';
 import { Thread } from './thread.js';
 
@@ -95,6 +96,7 @@ export function InboxPage({ session }: { session: SessionInfo }) {
       <div class="inbox-bar">
         <NotifySwitch me={session.member.id} />
         <LiveStatus />
+        <HoursStatus />
       </div>
       <div class={`inbox${open ? ' inbox-open' : ''}`}>
         <section class="panel inbox-list" aria-labelledby="conversations-heading">
