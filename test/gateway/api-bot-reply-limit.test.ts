@@ -248,6 +248,27 @@ test("only the bot's answers count: the gateway's answers to HELP do not", async
   expect(handoffs(hook, contactId).map((h) => h.reason)).toEqual(['bot_reply_limit']);
 });
 
+test("a merge folding two conversations of the person counts both's answers: the next past the limit goes to the team", async () => {
+  const { account, replies, hook, echoes, bridge } = await setUp({ botReplyLimit: 3 });
+  bridge.echo = false;
+  const [kept, twin] = [unique('visitor'), unique('twin')];
+  const ask = async (fromId: string) => {
+    const wrote = await write(account, fromId, 'When are you open?');
+    await settle(echoes);
+    return wrote.contactId;
+  };
+  const contactId = await ask(kept);
+  await ask(kept);
+  const twinId = await ask(twin);
+  await ask(twin);
+  const merged = await api(ctx.gw, account, 'POST', `contacts/${contactId}/merge`, { body: { contactId: twinId } });
+  expect(merged.status).toBe(200);
+  // One conversation, answered 4 times within the hour: past the limit of 3.
+  await ask(kept);
+  expect(sentTo(replies, kept)).toEqual([ANSWER, ANSWER, HANDOFF_NOTICE]);
+  expect(handoffs(hook, contactId).map((h) => h.reason)).toEqual(['bot_reply_limit']);
+});
+
 test('answers older than an hour do not count', async () => {
   const { account, replies, hook, echoes, bridge } = await setUp({ botReplyLimit: 2 });
   bridge.echo = false;

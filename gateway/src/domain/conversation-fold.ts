@@ -12,8 +12,8 @@ const theirsIsLater = (theirs: string | undefined, mine: string | undefined, the
 
 /**
  * A merge folds the duplicate's conversation on a channel into this contact's conversation there: one exchange with
- * one person, which reads as if every message had come to it. Its last message, the contact's latest word, and the
- * unread and failed counts are both's; a hand-off in either stands (a person was asked for: the team must still see
+ * one person, which reads as if every message had come to it. Its last message, the contact's latest word, the
+ * unread and failed counts and the bot's answers counted against its reply limit are both's; a hand-off in either stands (a person was asked for: the team must still see
  * who waits, and the bot stays quiet), and a contact waiting for a person in either waits since the earlier wait
  * began, reminded of once; a member who had either has it; a conversation still going opens a closed one again. This
  * conversation's follow-ups stop when the contact wrote in the other after its last message (a reply stops them); its
@@ -36,6 +36,10 @@ export async function foldConversation(tx: Tx, into: Conversation, from: Convers
     unread: (kept.unread ?? 0) + (from.unread ?? 0),
     failed,
     failing: failed > 0 ? 'failed' : null,
+    // The limit is per conversation: answers given in either count, or a merge would lift it from a runaway exchange.
+    ...(from.botReplyTimes?.length
+      ? { botReplyTimes: [...(kept.botReplyTimes ?? []), ...from.botReplyTimes].sort() }
+      : {}),
     handoffNoticeAt: later(kept.handoffNoticeAt, from.handoffNoticeAt),
     goalReachedAt: kept.goalReachedAt ?? from.goalReachedAt ?? null,
     campaignId: kept.campaignId ?? from.campaignId,
