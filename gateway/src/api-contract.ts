@@ -56,6 +56,38 @@ export const TEXT_LIMITS = {
  */
 export const MAX_SAVED_REPLIES = 1000;
 
+/**
+ * What the account's audit log records (GET /v1/audit-log), each a change an owner or admin may need to trace back
+ * to who made it and when: the words of `?action=` and of the console's Activity filter.
+ */
+export const AUDIT_ACTIONS = [
+  'settings.changed',
+  'custom_channel.webhook_url_set',
+  'webhook_secret.rotated',
+  'api_key.rotated',
+  'member.invited',
+  'member.reinvited',
+  'member.changed',
+  'member.removed',
+  'channel.credentials_set',
+  'channel.credentials_removed',
+  'webhook.created',
+  'webhook.deleted',
+  'campaign.created',
+  'campaign.changed',
+  'campaign.archived',
+  'list.deleted',
+  'list.exported',
+  'contact.exported',
+  'contact.erased',
+  'contact.merged',
+  'console.signed_in',
+] as const;
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+
+/** How long the audit log keeps an entry: a year, as Slack's and GitHub's own logs show by default. */
+export const AUDIT_LOG_DAYS = 365;
+
 /** How many custom fields a contact holds, and so how many columns an import maps to them. */
 export const MAX_CUSTOM_FIELDS = 50;
 

@@ -27,7 +27,8 @@ export type IdPrefix =
   | 'lsm'
   | 'unq'
   | 'nte'
-  | 'svr';
+  | 'svr'
+  | 'aud';
 
 export const newId = (prefix: IdPrefix): string => `${prefix}_${random()}`;
 

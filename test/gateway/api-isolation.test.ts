@@ -192,6 +192,21 @@ test("B cannot list A's saved replies, nor take a name A's hold, nor fill one of
   expect((await api(ctx.gw, b, 'DELETE', `saved-replies/${own.body.id}`)).status).toBe(204);
 });
 
+test("B reads its own audit log only, never an entry of A's", async () => {
+  const mine = await api(ctx.gw, b, 'GET', 'audit-log', { query: { limit: '200' } });
+  expect(mine.status).toBe(200);
+  expect(mine.body.data.length).toBeGreaterThan(0);
+  for (const ofA of [a.id, A.webhook.id, A.campaign.id, A.list.id, A.contact.id]) expect(mine.text).not.toContain(ofA);
+  const theirs = await api(ctx.gw, a, 'GET', 'audit-log', { query: { limit: '200' } });
+  expect(theirs.body.data.map((e: any) => e.target?.id)).toContain(A.webhook.id);
+  // A filter naming A's member or action finds nothing of A's.
+  expect(
+    (await api(ctx.gw, b, 'GET', 'audit-log', { query: { action: 'webhook.created' } })).body.data.map(
+      (e: any) => e.target.id,
+    ),
+  ).not.toContain(A.webhook.id);
+});
+
 test("B's settings and credits are its own", async () => {
   const settings = (await api(ctx.gw, b, 'GET', 'settings')).body;
   expect(settings.customChannelWebhookUrl).toBeNull();

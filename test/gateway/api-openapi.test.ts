@@ -92,6 +92,7 @@ const ROUTES: Record<string, string[]> = {
   '/settings/webhook-secret': ['post'],
   '/settings/webhook-test': ['post'],
   '/api-key': ['post'],
+  '/audit-log': ['get'],
   '/webhooks': ['get', 'post'],
   '/webhooks/{id}': ['delete', 'get'],
   '/webhooks/{id}/enable': ['post'],
@@ -317,7 +318,7 @@ test('every operation has a unique operationId, a tag the document lists, a desc
     }
   }
   expect(new Set(ids).size).toBe(ids.length);
-  expect(ids).toHaveLength(90);
+  expect(ids).toHaveLength(91);
 });
 
 test('each error status lists the codes its operation can answer; the headers of limits and retries are described', () => {

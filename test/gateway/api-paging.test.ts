@@ -99,6 +99,18 @@ const endpoints: Endpoint[] = [
     }),
   },
   {
+    name: 'GET /v1/audit-log',
+    tenant: true,
+    get: asTenant,
+    // Newest first: the entries of changes made in turn come in the reverse order.
+    fill: async (who, count) => {
+      await times(count, (i) => api(ctx.gw, who, 'PUT', 'settings', { body: { helpText: `Help ${i}` } }));
+      const log = await asTenant(who, 'audit-log', { limit: '200' });
+      expect(log.body.data).toHaveLength(count);
+      return { path: 'audit-log', ids: log.body.data.map((e: { id: string }) => e.id) };
+    },
+  },
+  {
     name: 'GET /v1/webhooks',
     tenant: true,
     most: 50,

@@ -944,6 +944,7 @@ describe('every other route', () => {
     'GET /v1/members',
     'GET /v1/members/:id',
     'GET /v1/credits/history',
+    'GET /v1/audit-log',
     'GET /v1/subaccounts',
     'GET /v1/subaccounts/:id/credits',
     'GET /v1/subaccounts/:id/credits/history',

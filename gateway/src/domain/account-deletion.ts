@@ -89,6 +89,7 @@ export const OWNERS: ReadonlyArray<readonly [string, Owner]> = [
   ['external_ids', { by: 'field' }],
   ['contacts', { by: 'field' }],
   ['saved_replies', { by: 'index', index: 'account' }],
+  ['audit_log', { by: 'index', index: 'account' }],
   ['assignment_turns', { by: 'id' }],
   // Its own credit history. An agency's grants to it are the agency's records too (its history shows them): they stay,
   // naming it by id, until the agency is deleted in turn.

@@ -5,6 +5,7 @@ import type { Reader, Tx } from '../store/store.js';
 import type { HandoffAssignment, SendingWindow } from '../api-contract.js';
 import type { ChannelCredentials } from './channel-credentials.js';
 import type { ReplacedSecret } from './signing-secrets.js';
+import { audit, type AuditBy } from './audit-log.js';
 import { digest, hashPassword, newApiKey, newWebhookSecret, sameDigest } from './secrets.js';
 
 /**
@@ -133,11 +134,12 @@ export function newAccountDoc(fields: Pick<Account, 'name' | 'email' | 'type' | 
 }
 
 /** Issues a new API key; the previous one stops working as soon as this commits. */
-export async function rotateApiKey(gw: Gateway, accountId: string): Promise<string> {
+export async function rotateApiKey(gw: Gateway, accountId: string, by?: AuditBy): Promise<string> {
   const apiKey = newApiKey();
   await gw.store.transact(async (tx) => {
     await getAccount(tx, accountId);
     await tx.update<Account>('accounts', accountId, { apiKeyHash: digest(apiKey) });
+    await audit(tx, by, 'api_key.rotated', null);
   });
   return apiKey;
 }

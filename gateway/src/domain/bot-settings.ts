@@ -1,5 +1,6 @@
 import type { Gateway } from '../context.js';
 import { ApiError, badRequest } from '../errors.js';
+import { audit, changedKeys, type AuditBy } from './audit-log.js';
 import { mask } from './mask.js';
 import type { Account, BotSettings } from './accounts.js';
 import { getCampaign, type Campaign } from './campaigns.js';
@@ -33,7 +34,12 @@ export type BotSettingsChange = Partial<Omit<BotSettings, 'openai'>> & {
  * endpoint is judged by the target policy when it is given, and when the provider is switched on with the one saved:
  * it may have been saved under a looser policy.
  */
-export async function updateBotSettings(gw: Gateway, accountId: string, change: BotSettingsChange): Promise<Account> {
+export async function updateBotSettings(
+  gw: Gateway,
+  accountId: string,
+  change: BotSettingsChange,
+  by?: AuditBy,
+): Promise<Account> {
   const saved =
     change.openai === undefined && change.provider === 'openai'
       ? await gw.store.get<Account>('accounts', accountId)
@@ -60,6 +66,9 @@ export async function updateBotSettings(gw: Gateway, accountId: string, change: 
         'VALIDATION_ERROR',
       );
     }
+    // bot.openai names the endpoint as a whole: its key is never told apart, nor shown.
+    const keys = changedKeys(before, next, Object.keys(change) as Array<keyof BotSettings & string>);
+    if (keys.length) await audit(tx, by, 'settings.changed', null, { keys: keys.map((k) => `bot.${k}`) });
     return tx.update<Account>('accounts', accountId, { bot: next });
   });
 }

@@ -7,6 +7,7 @@ import { parseSendingWindow } from './sending-window.js';
 import { newId, now } from '../ids.js';
 import type { Page, Reader, Tx } from '../store/store.js';
 import { getAccount, type Account } from './accounts.js';
+import { audit, type AuditBy } from './audit-log.js';
 import { sendingRefusal } from './channel-credentials.js';
 import { lockList } from './lists.js';
 import type { CampaignAnswer } from '../contract/campaigns.js';
@@ -170,12 +171,16 @@ function check(
   return { ...c, sendingWindow };
 }
 
+/** A campaign as the audit log names it: by its name as it was then. */
+export const campaignTarget = (c: Campaign) => ({ type: 'campaign' as const, id: c.id, name: c.name });
+
 /** `remember` keeps the answer in the creation's own transaction, for an Idempotency-Key to replay (idempotency.ts). */
 export async function createCampaign(
   gw: Gateway,
   accountId: string,
   input: CampaignFields,
   remember?: (tx: Tx, campaign: Campaign) => Promise<void>,
+  by?: AuditBy,
 ): Promise<Campaign> {
   return gw.store.transact(async (tx) => {
     if (input.listId) await lockList(tx, accountId, input.listId);
@@ -194,6 +199,7 @@ export async function createCampaign(
       }),
     );
     await remember?.(tx, campaign);
+    await audit(tx, by, 'campaign.created', campaignTarget(campaign));
     return campaign;
   });
 }

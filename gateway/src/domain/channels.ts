@@ -1,6 +1,7 @@
 import type { Gateway } from '../context.js';
 import { notFound } from '../errors.js';
 import type { Account } from './accounts.js';
+import { audit, type AuditBy } from './audit-log.js';
 import {
   publicInstagramCredentials,
   publicMessengerCredentials,
@@ -50,22 +51,33 @@ export function publicChannels(account: Account, base: string, publicUrlConfigur
   };
 }
 
+/** A channel as the audit log names it: by its provider, never by a credential. */
+const channelTarget = (provider: ProviderName) => ({ type: 'channel' as const, id: provider, name: provider });
+
 export async function setChannel<P extends ProviderName>(
   gw: Gateway,
   accountId: string,
   provider: P,
   credentials: ChannelCredentials[P],
+  by?: AuditBy,
 ): Promise<Account> {
   return gw.store.transact(async (tx) => {
     const account = (await tx.get<Account>('accounts', accountId))!;
+    await audit(tx, by, 'channel.credentials_set', channelTarget(provider));
     return tx.update<Account>('accounts', accountId, { channels: { ...account.channels, [provider]: credentials } });
   });
 }
 
-export async function removeChannel(gw: Gateway, accountId: string, provider: ProviderName): Promise<Account> {
+export async function removeChannel(
+  gw: Gateway,
+  accountId: string,
+  provider: ProviderName,
+  by?: AuditBy,
+): Promise<Account> {
   return gw.store.transact(async (tx) => {
     const account = (await tx.get<Account>('accounts', accountId))!;
     if (!account.channels?.[provider]) throw notFound('Channel', `The ${provider} channel not found`);
+    await audit(tx, by, 'channel.credentials_removed', channelTarget(provider));
     const { [provider]: _removed, ...rest } = account.channels;
     return tx.update<Account>('accounts', accountId, { channels: rest });
   });

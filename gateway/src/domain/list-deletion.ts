@@ -1,4 +1,5 @@
 import type { Gateway } from '../context.js';
+import { audit, listTarget, type AuditBy } from './audit-log.js';
 import { ApiError } from '../errors.js';
 import type { Tx } from '../store/store.js';
 import { campaignsOfList, unlinkArchived, type Campaign } from './campaigns.js';
@@ -17,10 +18,10 @@ const MEMBERSHIPS_BATCH = 500;
  * the list) or an import into it has rows to apply: the message says what to do first. An archived campaign linked to
  * it is left with none.
  */
-export async function deleteList(gw: Gateway, accountId: string, id: string): Promise<void> {
+export async function deleteList(gw: Gateway, accountId: string, id: string, by?: AuditBy): Promise<void> {
   await gw.store.transact(async (tx) => {
     // Held until the commit: a campaign or an import linked to it meanwhile waits, then finds it gone.
-    await lockList(tx, accountId, id);
+    const list = await lockList(tx, accountId, id);
     const campaigns = await campaignsOfList(tx, accountId, id);
     refuseLinkedCampaigns(campaigns);
     const imports = await tx.find<Import>('imports', 'list', [id]);
@@ -35,6 +36,7 @@ export async function deleteList(gw: Gateway, accountId: string, id: string): Pr
     for (const report of imports) await tx.remove('imports', report.id);
     await unlinkArchived(tx, campaigns);
     await tx.remove('lists', id);
+    await audit(tx, by, 'list.deleted', listTarget(list));
     await tx.enqueue(newJob('list_memberships', { listId: id }, { accountId, key: `list_memberships:${id}` }));
   });
 }

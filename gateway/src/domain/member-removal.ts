@@ -4,14 +4,15 @@ import type { Tx } from '../store/store.js';
 import type { Account } from './accounts.js';
 import { takeTurn, tellTeam } from './assignment.js';
 import { updateConversation, type Conversation } from './conversations.js';
-import { endSessions, getMember, ownerIsNoMember, teamOf } from './members.js';
+import { audit, type AuditBy } from './audit-log.js';
+import { endSessions, getMember, memberTarget, ownerIsNoMember, teamOf } from './members.js';
 import { leaveTurn } from './turns.js';
 
 /**
  * DELETE /v1/members/{id}: the member's sessions end at once, the round robin goes on from where they were in it,
  * and their conversations are passed on (passOn).
  */
-export async function removeMember(gw: Gateway, account: Account, id: string): Promise<void> {
+export async function removeMember(gw: Gateway, account: Account, id: string, by?: AuditBy): Promise<void> {
   await gw.store.transact(async (tx) => {
     const found = await getMember(tx, account, id);
     if (!('accountId' in found)) throw ownerIsNoMember('cannot be removed');
@@ -19,6 +20,7 @@ export async function removeMember(gw: Gateway, account: Account, id: string): P
     await leaveTurn(tx, account.id, found.id, team[team.findIndex((m) => m.id === found.id) - 1]?.id ?? null);
     await endSessions(tx, found.id);
     await tx.remove('members', found.id);
+    await audit(tx, by, 'member.removed', memberTarget(found), { role: found.role });
     for (const c of await tx.find<Conversation>('conversations', 'assignee', [account.id, found.id]))
       await passOn(tx, account, c);
   });

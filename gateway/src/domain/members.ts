@@ -4,6 +4,7 @@ import { iso, newId, now } from '../ids.js';
 import { clockNow } from '../clock.js';
 import type { Page, Placed, Reader, Store, Tx } from '../store/store.js';
 import type { Account } from './accounts.js';
+import { audit, type AuditBy } from './audit-log.js';
 import { digest, hashPassword, newToken } from './secrets.js';
 import { endSessionIn } from './session-ends.js';
 import type { MemberRole, Role } from '../api-contract.js';
@@ -115,6 +116,7 @@ export async function inviteMember(
   gw: Gateway,
   account: Account,
   input: { email: string; name: string; role: MemberRole },
+  by?: AuditBy,
 ): Promise<Invitation> {
   const email = input.email.trim().toLowerCase();
   if (email === account.email) throw emailTaken(email);
@@ -122,7 +124,7 @@ export async function inviteMember(
   const at = now();
   const member = await gw.store.transact(async (tx) => {
     if ((await tx.find('members', 'email', [account.id, email])).length > 0) throw emailTaken(email);
-    return tx.insert<Member>('members', {
+    const made = await tx.insert<Member>('members', {
       id: newId('mem'),
       accountId: account.id,
       email,
@@ -135,6 +137,8 @@ export async function inviteMember(
       createdAt: at,
       updatedAt: at,
     });
+    await audit(tx, by, 'member.invited', memberTarget(made), { role: made.role });
+    return made;
   });
   return { member, token };
 }
@@ -143,17 +147,19 @@ export async function inviteMember(
  * POST /v1/members/{id}/invite: a new link for a member who lost theirs, let it expire, or forgot their password.
  * Any earlier link stops opening; an active member stays active (with their password) until the new one is used.
  */
-export async function reinvite(gw: Gateway, account: Account, id: string): Promise<Invitation> {
+export async function reinvite(gw: Gateway, account: Account, id: string, by?: AuditBy): Promise<Invitation> {
   const token = newToken();
   const member = await gw.store.transact(async (tx) => {
     const found = await getMember(tx, account, id);
     if (!('accountId' in found))
       throw ownerIsNoMember("gets no invitation: the owner signs in with the account's password");
-    return tx.update<Member>('members', found.id, {
+    const updated = await tx.update<Member>('members', found.id, {
       inviteTokenHash: digest(token),
       inviteExpiresAt: clockNow() + INVITE_TTL_MS,
       updatedAt: now(),
     });
+    await audit(tx, by, 'member.reinvited', memberTarget(updated));
+    return updated;
   });
   return { member, token };
 }
@@ -166,22 +172,31 @@ export async function updateMember(
   account: Account,
   id: string,
   changes: { name?: string; role?: MemberRole },
+  by?: AuditBy,
 ): Promise<Member | Actor> {
   return gw.store.transact(async (tx) => {
     const found = await getMember(tx, account, id);
     if (!('accountId' in found)) {
       if (changes.role) throw ownerIsNoMember('keeps the owner role');
       if (changes.name === undefined) return found;
-      const updated = await tx.update<Account>('accounts', account.id, { ownerName: changes.name.trim() });
-      return ownerOf(updated);
+      const updated = ownerOf(await tx.update<Account>('accounts', account.id, { ownerName: changes.name.trim() }));
+      if (updated.name !== found.name) await audit(tx, by, 'member.changed', memberTarget(updated), { keys: ['name'] });
+      return updated;
     }
-    return tx.update<Member>('members', found.id, {
+    const updated = await tx.update<Member>('members', found.id, {
       ...changes,
       ...(changes.name ? { name: changes.name.trim() } : {}),
       updatedAt: now(),
     });
+    const keys = (['name', 'role'] as const).filter((k) => found[k] !== updated[k]);
+    const roles = keys.includes('role') ? { roleBefore: found.role, roleAfter: updated.role } : {};
+    if (keys.length) await audit(tx, by, 'member.changed', memberTarget(updated), { keys, ...roles });
+    return updated;
   });
 }
+
+/** A member as the audit log names them: by their name as it was then. */
+export const memberTarget = (m: Member | Actor) => ({ type: 'member' as const, id: m.id, name: m.name });
 
 /** Ends every console session of a member. */
 export async function endSessions(tx: Tx, memberId: string): Promise<void> {

@@ -1,4 +1,5 @@
 import type { Gateway } from '../context.js';
+import { audit, type AuditBy } from './audit-log.js';
 import type { Account } from './accounts.js';
 import { actorOf, ownerIdOf, ownerOf, type Actor, type Member } from './members.js';
 import { digest, newToken } from './secrets.js';
@@ -71,6 +72,7 @@ export async function startSession(
   memberId: string,
   passwordHash: string,
   alsoOpens: SameKey[] = [],
+  audited?: { by: AuditBy; ip: string },
 ): Promise<{ token: string; session: Session } | undefined> {
   const token = newToken();
   const at = clockNow();
@@ -83,6 +85,7 @@ export async function startSession(
     for (const old of await tx.find<Session>('sessions', 'account', [accountId])) {
       if (!isLive(old, at)) await endSessionIn(tx, old);
     }
+    if (audited) await audit(tx, audited.by, 'console.signed_in', null, { ip: audited.ip });
     return tx.insert<Session>('sessions', {
       id: newId('ses'),
       tokenHash: digest(token),

@@ -1,4 +1,5 @@
 import type { Gateway } from '../context.js';
+import { audit, changedKeys, type AuditBy } from './audit-log.js';
 import { builtInAwayNotice, builtInHandoffNotice, DEFAULT_HELP_TEXT } from './texts.js';
 import { BUSINESS_HOURS, parseSendingWindow } from './sending-window.js';
 import { getAccount, type Account } from './accounts.js';
@@ -49,6 +50,7 @@ export async function updateSettings(
     | 'language'
     | 'awayMessage'
   > & { businessHours?: object | null },
+  by?: AuditBy,
 ): Promise<Account> {
   if (changes.customChannelWebhookUrl)
     await checkTarget(gw, changes.customChannelWebhookUrl, 'customChannelWebhookUrl');
@@ -63,13 +65,23 @@ export async function updateSettings(
   return gw.store.transact(async (tx) => {
     // Every open inbox says whether the team is out, and whether reminders wait: told at once of new ones.
     if (asked !== undefined || changes.handoffReminderAfter !== undefined) hoursChanged(tx, accountId);
-    return tx.update<Account>('accounts', accountId, { ...rest, ...reminder, ...hours });
+    const before = await getAccount(tx, accountId);
+    const after = await tx.update<Account>('accounts', accountId, { ...rest, ...reminder, ...hours });
+    // The custom channel's webhook URL is where replies go: its change is an entry of its own.
+    const { customChannelWebhookUrl: url, ...others } = changes;
+    const keys = changedKeys(before, after, Object.keys(others) as Array<keyof Account & string>);
+    if (keys.length) await audit(tx, by, 'settings.changed', null, { keys });
+    if (url !== undefined && changedKeys(before, after, ['customChannelWebhookUrl']).length)
+      await audit(tx, by, 'custom_channel.webhook_url_set', null, { cleared: url === null });
+    return after;
   });
 }
 
 /** A new signing secret; the one it replaces still signs beside it for a day (see signing-secrets). */
-export async function rotateWebhookSecret(gw: Gateway, accountId: string): Promise<Account> {
-  return gw.store.transact(async (tx) =>
-    tx.update<Account>('accounts', accountId, rotated(await getAccount(tx, accountId))),
-  );
+export async function rotateWebhookSecret(gw: Gateway, accountId: string, by?: AuditBy): Promise<Account> {
+  return gw.store.transact(async (tx) => {
+    const after = await tx.update<Account>('accounts', accountId, rotated(await getAccount(tx, accountId)));
+    await audit(tx, by, 'webhook_secret.rotated', null);
+    return after;
+  });
 }

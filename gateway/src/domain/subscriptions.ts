@@ -9,7 +9,8 @@ import type { EventType } from './events.js';
 import { newWebhookSecret } from './secrets.js';
 import { checkTarget } from './targets.js';
 import { subscriptionsChanged } from './webhook-changes.js';
-import { getSubscription, subscriptionsOf, type Subscription } from './webhooks.js';
+import { audit, type AuditBy } from './audit-log.js';
+import { getSubscription, subscriptionsOf, webhookTarget, type Subscription } from './webhooks.js';
 
 /** `events` come deduplicated from the request schema. */
 export async function subscribe(
@@ -18,6 +19,7 @@ export async function subscribe(
   url: string,
   events: EventType[],
   remember?: (tx: Tx, sub: Subscription) => Promise<void>,
+  by?: AuditBy,
 ): Promise<Subscription> {
   await checkTarget(gw, url, 'url');
   return gw.store.transact(async (tx) => {
@@ -41,6 +43,7 @@ export async function subscribe(
       }),
     );
     await remember?.(tx, sub);
+    await audit(tx, by, 'webhook.created', webhookTarget(sub), { events: sub.events });
     return sub;
   });
 }

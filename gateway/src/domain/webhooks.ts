@@ -88,12 +88,20 @@ export async function getSubscription(r: Reader, accountId: string, id: string):
   return sub;
 }
 
-export async function removeSubscription(tx: Tx, accountId: string, id: string): Promise<void> {
-  await getSubscription(tx, accountId, id);
+export async function removeSubscription(tx: Tx, accountId: string, id: string): Promise<Subscription> {
+  const sub = await getSubscription(tx, accountId, id);
   await tx.remove('webhooks', id);
   // A disabled one gone (its n8n workflow deactivated) no longer asks anyone to fix it: open consoles stop warning.
   subscriptionsChanged(tx, accountId);
+  return sub;
 }
+
+/** A subscription as the audit log names it: by its receiver's host, as a path may hold a token of the receiver's. */
+export const webhookTarget = (sub: Subscription) => ({
+  type: 'webhook' as const,
+  id: sub.id,
+  name: new URL(sub.url).host,
+});
 
 /** The deliveries still pending for a receiver: waiting for their first attempt, their turn or their retry. */
 export const pendingDeliveriesTo = (r: Reader, target: string) => r.find<Delivery>('deliveries', 'pending', [target]);

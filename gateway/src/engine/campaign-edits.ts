@@ -1,5 +1,6 @@
 import type { Gateway } from '../context.js';
-import { changeCampaign, type Campaign, type CampaignFields } from '../domain/campaigns.js';
+import { audit, changedKeys, type AuditBy } from '../domain/audit-log.js';
+import { campaignTarget, changeCampaign, type Campaign, type CampaignFields } from '../domain/campaigns.js';
 import { newJob, type JobKind } from '../domain/job-kinds.js';
 import { sameWindow } from '../domain/sending-window.js';
 import type { Tx } from '../store/store.js';
@@ -18,9 +19,11 @@ export async function updateCampaign(
   id: string,
   patch: Partial<CampaignFields>,
   precondition?: (version: number) => void,
+  by?: AuditBy,
 ): Promise<Campaign> {
   return gw.store.transact(async (tx) => {
     const { before, after } = await changeCampaign(tx, accountId, id, patch, precondition);
+    await auditChange(tx, by, before, after, Object.keys(patch) as Array<keyof Campaign & string>);
     const live = after.status === 'live';
     if (before.status !== 'live' && live) {
       await later(tx, 'campaign_resume', after);
@@ -30,6 +33,15 @@ export async function updateCampaign(
     if (after.status !== 'draft' && followUpsRetimed(before, after)) await later(tx, 'campaign_follow_ups', after);
     return after;
   });
+}
+
+/** Archiving is an entry of its own: what else the same change named is campaign.changed beside it. */
+async function auditChange(tx: Tx, by: AuditBy | undefined, before: Campaign, after: Campaign, asked: string[]) {
+  const keys = changedKeys(before, after, asked as Array<keyof Campaign & string>);
+  const archived = before.status !== 'archived' && after.status === 'archived';
+  if (archived) await audit(tx, by, 'campaign.archived', campaignTarget(after));
+  const others = archived ? keys.filter((k) => k !== 'status') : keys;
+  if (others.length) await audit(tx, by, 'campaign.changed', campaignTarget(after), { keys: others });
 }
 
 /** Whether the change holds for the opening messages already waiting: a new send rate or sending window. */

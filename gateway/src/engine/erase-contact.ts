@@ -1,4 +1,5 @@
 import type { Gateway } from '../context.js';
+import { audit, contactTarget, type AuditBy } from '../domain/audit-log.js';
 import { unindexContactIn } from '../domain/contact-search.js';
 import { registrationsOf, type ExternalId } from '../domain/contact-identity.js';
 import { campaignsOfContact, deliveriesOfContact, questionsOfContact } from '../domain/contact-export.js';
@@ -37,9 +38,11 @@ import { openingsOf, stopOpenings } from '../domain/openings.js';
  * On the embedded store, what was written before stays in the journal until the next checkpoint, which a clean stop
  * always makes; on PostgreSQL the rows are deleted, and VACUUM (autovacuum) reclaims their space.
  */
-export async function eraseContact(gw: Gateway, accountId: string, contactId: string): Promise<void> {
+export async function eraseContact(gw: Gateway, accountId: string, contactId: string, by?: AuditBy): Promise<void> {
   const { files, addresses } = await gw.store.transact(async (tx) => {
     const contact = await getContact(tx, accountId, contactId);
+    // The erasure's own entry, the contact's id alone: what the owner proves the erasure by.
+    await audit(tx, by, 'contact.erased', contactTarget(contactId));
     // Its IDs are those it shows and those it took from a duplicate without showing them: each goes, opt-out kept.
     const registered = await registrationsOf(tx, contactId);
     const addresses = { ...contact, externalIds: { ...contact.externalIds, ...byId(registered) } };

@@ -1,5 +1,6 @@
 import { MAX_CUSTOM_FIELDS, MAX_EXTERNAL_IDS, type FieldProblem } from '../api-contract.js';
 import type { Gateway } from '../context.js';
+import { audit, contactTarget, type AuditBy } from '../domain/audit-log.js';
 import { deliveriesOfContact } from '../domain/contact-export.js';
 import { registrationsOf, type ExternalId } from '../domain/contact-identity.js';
 import { unindexContactIn } from '../domain/contact-search.js';
@@ -40,7 +41,13 @@ import type { Tx } from '../store/store.js';
  * the other is gone, so one contact is left per phone and email. The person's latest word holds for the merged contact:
  * a STOP of either, unless a START of either came after it.
  */
-export async function mergeContacts(gw: Gateway, accountId: string, id: string, otherId: string): Promise<Contact> {
+export async function mergeContacts(
+  gw: Gateway,
+  accountId: string,
+  id: string,
+  otherId: string,
+  by?: AuditBy,
+): Promise<Contact> {
   if (id === otherId)
     throw fieldError('contactId', 'is this contact itself: name the duplicate to merge into it', 'SAME_CONTACT');
   return gw.store.transact(async (tx) => {
@@ -48,6 +55,7 @@ export async function mergeContacts(gw: Gateway, accountId: string, id: string, 
     const other = await getContact(tx, accountId, otherId);
     const fields = mergedFields(keep, other);
     refuseOverLimits(keep, fields);
+    await audit(tx, by, 'contact.merged', contactTarget(id), { duplicateId: otherId });
     const messages = await tx.find<Message>('messages', 'contact', [otherId]);
     const { folded, campaigns } = await moveConversations(tx, keep, other);
     for (const d of await deliveriesOfContact(tx, otherId, messages)) {

@@ -1,8 +1,10 @@
 import type { Gateway } from '../context.js';
+import { audit, type AuditBy } from '../domain/audit-log.js';
 import { endUnposted } from '../domain/reply-turns.js';
 import {
   pendingDeliveriesTo,
   removeSubscription,
+  webhookTarget,
   SUBSCRIPTION_DELETED,
   SUBSCRIPTION_DISABLED,
   type Delivery,
@@ -20,9 +22,9 @@ import { settleDeliveries } from './message-status.js';
  * gave up does (engine/message-status.ts): the team is told, a bot's answer handed to it, at once rather than when the
  * last retry would have come due.
  */
-export async function deleteSubscription(gw: Gateway, accountId: string, id: string): Promise<void> {
+export async function deleteSubscription(gw: Gateway, accountId: string, id: string, by?: AuditBy): Promise<void> {
   await gw.store.transact(async (tx) => {
-    await removeSubscription(tx, accountId, id);
+    await audit(tx, by, 'webhook.deleted', webhookTarget(await removeSubscription(tx, accountId, id)));
     await endWaitingDeliveries(tx, id, SUBSCRIPTION_DELETED);
   });
 }

@@ -86,6 +86,8 @@ export const ROUTE_ACCESS: Readonly<Record<string, Readonly<Partial<Record<HttpM
   '/v1/settings/webhook-secret': { POST: 'admins' },
   '/v1/settings/webhook-test': { POST: 'admins' },
   '/v1/api-key': { POST: 'admins' },
+  // Who changed what: as the settings, the owner's and admins'.
+  '/v1/audit-log': { GET: 'admins' },
   '/v1/webhooks': { GET: 'admins', POST: 'admins' },
   '/v1/webhooks/:id': { GET: 'admins', DELETE: 'admins' },
   '/v1/webhooks/:id/enable': { POST: 'admins' },

@@ -13,6 +13,7 @@ import { publicBase } from './public-base.js';
 import { strictQuery } from './query.js';
 import { appRoutes, route, type Guards } from './route.js';
 import { adminRouter } from './routes/admin.js';
+import { auditLogRoutes } from './routes/audit-log.js';
 import { campaignsRoutes } from './routes/campaigns.js';
 import { channelsRoutes } from './routes/channels.js';
 import { contactsRoutes } from './routes/contacts.js';
@@ -79,6 +80,7 @@ export function createApp(
   campaignsRoutes(v1, gw);
   creditsRoutes(v1, gw);
   settingsRoutes(v1, gw);
+  auditLogRoutes(v1, gw);
   webhooksRoutes(v1, gw);
   conversationsRoutes(v1, gw);
   savedRepliesRoutes(v1, gw);

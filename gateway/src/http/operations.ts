@@ -41,6 +41,7 @@ import {
   retryReport,
   sent,
 } from '../contract/messages.js';
+import { auditEntry } from '../contract/audit-log.js';
 import { note } from '../contract/notes.js';
 import { renderedSavedReply, savedReply } from '../contract/saved-replies.js';
 import { page } from '../contract/shared.js';
@@ -87,6 +88,7 @@ export const TAGS = {
   Credits: 'Credits, and what an agency grants its sub-accounts',
   Settings: "The account's settings, bot provider and API key",
   Webhooks: 'Subscriptions of URLs to events, signed as Standard Webhooks',
+  'Audit log': "Who changed what in the account, and when: the owner's and admins'",
 } as const;
 export type Tag = keyof typeof TAGS;
 
@@ -1095,6 +1097,23 @@ export const OPERATIONS: Record<string, Partial<Record<'get' | 'post' | 'put' | 
       summary: 'Generate a new API key',
       description: 'The old one stops working at once.',
       answers: { 200: apiKey },
+    },
+  },
+  '/audit-log': {
+    get: {
+      id: 'listAuditLog',
+      tag: 'Audit log',
+      summary: "The account's audit log, newest first",
+      description:
+        'Who changed what, and when: settings, the API key, the team, channels, webhook subscriptions, campaigns, lists, ' +
+        "contacts' exports, erasures and merges, console sign-ins (with the address they came from). The actor is a member " +
+        "(a console sign-in, the owner's included) or the API key; details name the settings and fields changed, never a " +
+        "secret, a key, a password, a token or a message's text, and a contact is named by its id alone. Entries are kept " +
+        '365 days. With action, actorId (api_key for the API key) or both: only those entries.',
+      query: schemas.auditLogQuery,
+      paged: true,
+      answers: { 200: page(auditEntry) },
+      errors: { 400: ['INVALID_CURSOR'] },
     },
   },
   '/webhooks': {

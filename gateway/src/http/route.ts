@@ -2,6 +2,7 @@ import type { IRoute, Request, RequestHandler, Response } from 'express';
 import type { z } from 'zod';
 import type { Gateway } from '../context.js';
 import type { Account } from '../domain/accounts.js';
+import type { AuditBy } from '../domain/audit-log.js';
 import type { Actor } from '../domain/members.js';
 import { ApiError, invalidFields } from '../errors.js';
 import { accessOf, type Access, type HttpMethod } from './access.js';
@@ -110,5 +111,13 @@ export function actorOf(res: Response): Actor {
 
 /** Whether the request came with a console session rather than the API key. */
 export const bySession = (res: Response): boolean => res.locals.sessionId !== undefined;
+
+/** Who the audit log names for this request's change: the signed-in member, or the API key (a workflow). */
+export const auditBy = (res: Response): AuditBy => ({
+  accountId: accountOf(res).id,
+  actor: bySession(res)
+    ? { type: 'member', id: actorOf(res).id, name: actorOf(res).name }
+    : { type: 'api_key', id: null, name: 'API key' },
+});
 
 export type { Request, Response };

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import {
+  AUDIT_ACTIONS,
   CAMPAIGN_CHANNELS,
   CAMPAIGN_STATUSES,
   CAMPAIGN_COUNTS,
@@ -732,6 +733,16 @@ export const campaignListQuery = namedQuery.extend({
     .enum(CAMPAIGN_STATUSES)
     .optional()
     .describe('Only the campaigns in this status; left out: every campaign but the archived ones'),
+});
+
+/** GET /v1/audit-log: its pages, of one action, one actor, or both. */
+export const auditLogQuery = pageQuery.extend({
+  action: z.enum(AUDIT_ACTIONS).optional().describe('Only the entries of this action'),
+  actorId: id
+    .optional()
+    .describe(
+      "Only the entries of this member (the owner's member id for the owner's sign-in); api_key: the API key's",
+    ),
 });
 
 export const contactMessagesQuery = z.object({

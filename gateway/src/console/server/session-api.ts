@@ -126,7 +126,12 @@ async function signIn(
 ) {
   const previous = await sessionOf(gw, req);
   if (previous) await endSession(gw, previous.session.id);
-  const started = await startSession(gw, account.id, actor.id, passwordHash, alsoOpens);
+  // The address as the sign-in's rate limits saw it (Express's req.ip, under LEADCHAT_TRUST_PROXY).
+  const audited = {
+    by: { accountId: account.id, actor: { type: 'member' as const, id: actor.id, name: actor.name } },
+    ip: req.ip ?? '',
+  };
+  const started = await startSession(gw, account.id, actor.id, passwordHash, alsoOpens, audited);
   if (!started) throw signInFailed();
   const { token, session } = started;
   const email = actor.email.toLowerCase();

@@ -13,7 +13,7 @@ import { jsonBody } from '../middleware/json-body.js';
 import { readPage } from '../paging.js';
 import { idempotentAnswer } from '../idempotent-answer.js';
 import { ifMatchOf, sendETag } from '../preconditions.js';
-import { accountOf, parse, route, sendDurable, type Routes } from '../route.js';
+import { accountOf, auditBy, parse, route, sendDurable, type Routes } from '../route.js';
 import {
   botTest,
   campaignCreate,
@@ -42,7 +42,9 @@ export function campaignsRoutes(v1: Routes, gw: Engine): void {
         // that would message the list's contacts again.
         type Created = ReturnType<typeof publicCampaign>;
         const { status, response } = await idempotentAnswer<Created>(gw, req, res, accountId, 201, async (keep) =>
-          publicCampaign(await createCampaign(gw, accountId, input, (tx, made) => keep(tx, publicCampaign(made)))),
+          publicCampaign(
+            await createCampaign(gw, accountId, input, (tx, made) => keep(tx, publicCampaign(made)), auditBy(res)),
+          ),
         );
         sendETag(res, response.version);
         res.status(status).json(response);
@@ -90,6 +92,7 @@ export function campaignsRoutes(v1: Routes, gw: Engine): void {
           String(req.params.id),
           parse(campaignUpdate, req.body),
           precondition,
+          auditBy(res),
         );
         sendETag(res, campaign.version);
         res.json(publicCampaign(campaign));

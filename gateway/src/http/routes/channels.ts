@@ -6,7 +6,7 @@ import { messageOfPost } from '../../engine/receive.js';
 import { ApiError, notFound } from '../../errors.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { publicBase } from '../public-base.js';
-import { accountOf, parse, route, sendDurable, type Routes } from '../route.js';
+import { accountOf, auditBy, parse, route, sendDurable, type Routes } from '../route.js';
 import { channelIncoming, instagramChannel, messengerChannel, twilioChannel, whatsappChannel } from '../schemas.js';
 import type { received } from '../../contract/messages.js';
 import type { Answer } from '../../contract/shared.js';
@@ -38,12 +38,12 @@ export function channelsRoutes(v1: Routes, gw: Engine): void {
       put: [
         jsonBody(),
         async (req, res) => {
-          await setChannel(gw, accountOf(res).id, provider as ProviderName, parse(schema, req.body));
+          await setChannel(gw, accountOf(res).id, provider as ProviderName, parse(schema, req.body), auditBy(res));
           res.set('Cache-Control', 'no-store').json(await answer(accountOf(res).id));
         },
       ],
       delete: async (req, res) => {
-        await removeChannel(gw, accountOf(res).id, provider);
+        await removeChannel(gw, accountOf(res).id, provider, auditBy(res));
         res.set('Cache-Control', 'no-store').json(await answer(accountOf(res).id));
       },
     });

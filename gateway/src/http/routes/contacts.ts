@@ -1,4 +1,5 @@
 import type { Gateway } from '../../context.js';
+import { auditAlone, contactTarget } from '../../domain/audit-log.js';
 import { exportContact } from '../../domain/contact-export.js';
 import { editContactIn } from '../../domain/contact-edit.js';
 import { createContact } from '../../domain/contact-identity.js';
@@ -12,7 +13,7 @@ import { mergeContacts } from '../../engine/merge-contacts.js';
 import { idempotentAnswer } from '../idempotent-answer.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { readPage } from '../paging.js';
-import { accountOf, actorOf, bySession, parse, route, sendDurable, type Routes } from '../route.js';
+import { accountOf, auditBy, actorOf, bySession, parse, route, sendDurable, type Routes } from '../route.js';
 import {
   botState,
   contactCreate,
@@ -70,7 +71,7 @@ export function contactsRoutes(v1: Routes, gw: Gateway): void {
       },
     ],
     delete: async (req, res) => {
-      await eraseContact(gw, accountOf(res).id, String(req.params.id));
+      await eraseContact(gw, accountOf(res).id, String(req.params.id), auditBy(res));
       res.status(204).end();
     },
   });
@@ -79,13 +80,16 @@ export function contactsRoutes(v1: Routes, gw: Gateway): void {
       jsonBody(),
       async (req, res) => {
         const { contactId } = parse(contactMerge, req.body);
-        res.json(publicContact(await mergeContacts(gw, accountOf(res).id, String(req.params.id), contactId)));
+        res.json(
+          publicContact(await mergeContacts(gw, accountOf(res).id, String(req.params.id), contactId, auditBy(res))),
+        );
       },
     ],
   });
   route(v1, '/contacts/:id/export', {
     get: async (req, res) => {
       const held = await exportContact(gw.store, accountOf(res).id, String(req.params.id));
+      await auditAlone(gw.store, auditBy(res), 'contact.exported', contactTarget(held.contact.id));
       // Only on the file: a refusal is no file to save.
       res.set('Content-Disposition', `attachment; filename="contact-${held.contact.id}.json"`);
       await sendDurable(gw, res, held);

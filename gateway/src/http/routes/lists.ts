@@ -1,4 +1,5 @@
 import type { Gateway } from '../../context.js';
+import { auditAlone, listTarget } from '../../domain/audit-log.js';
 import { publicContact } from '../../domain/contacts.js';
 import { createList, getList, listsOf, membersOf, publicList, renameList } from '../../domain/lists.js';
 import { deleteList } from '../../domain/list-deletion.js';
@@ -6,7 +7,7 @@ import { addToList, removeFromList } from '../../engine/join-list.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { accountPage, readPage } from '../paging.js';
 import { idempotentAnswer } from '../idempotent-answer.js';
-import { accountOf, parse, route, sendDurable, type Routes } from '../route.js';
+import { accountOf, auditBy, parse, route, sendDurable, type Routes } from '../route.js';
 import { listAdd, listCreate, listUpdate, namedQuery } from '../schemas.js';
 import { findByName } from '../../domain/name-search.js';
 import { sendListCsv } from '../list-csv.js';
@@ -49,7 +50,7 @@ export function listsRoutes(v1: Routes, gw: Gateway): void {
       },
     ],
     delete: async (req, res) => {
-      await deleteList(gw, accountOf(res).id, String(req.params.listId));
+      await deleteList(gw, accountOf(res).id, String(req.params.listId), auditBy(res));
       res.status(204).end();
     },
   });
@@ -71,7 +72,10 @@ export function listsRoutes(v1: Routes, gw: Gateway): void {
   });
   route(v1, '/lists/:listId/export', {
     get: async (req, res) => {
-      await sendListCsv(gw, res, await getList(gw.store, accountOf(res).id, String(req.params.listId)));
+      const list = await getList(gw.store, accountOf(res).id, String(req.params.listId));
+      // Recorded as it starts: what was sent of it before a client went away has left all the same.
+      await auditAlone(gw.store, auditBy(res), 'list.exported', listTarget(list));
+      await sendListCsv(gw, res, list);
     },
   });
   route(v1, '/lists/:listId/contacts/:contactId', {

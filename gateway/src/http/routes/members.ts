@@ -14,7 +14,7 @@ import { iso } from '../../ids.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { accountPage } from '../paging.js';
 import { publicBase } from '../public-base.js';
-import { accountOf, parse, route, sendDurable, type Routes } from '../route.js';
+import { accountOf, auditBy, parse, route, sendDurable, type Routes } from '../route.js';
 import { memberInvite, memberUpdate } from '../schemas.js';
 
 /**
@@ -41,7 +41,7 @@ export function membersRoutes(v1: Routes, gw: Gateway): void {
     post: [
       jsonBody(),
       async (req, res) => {
-        const invitation = await inviteMember(gw, accountOf(res), parse(memberInvite, req.body));
+        const invitation = await inviteMember(gw, accountOf(res), parse(memberInvite, req.body), auditBy(res));
         res.status(201).set('Cache-Control', 'no-store').json(invitationView(gw, invitation));
       },
     ],
@@ -54,13 +54,15 @@ export function membersRoutes(v1: Routes, gw: Gateway): void {
       jsonBody(),
       async (req, res) => {
         res.json(
-          publicMember(await updateMember(gw, accountOf(res), String(req.params.id), parse(memberUpdate, req.body))),
+          publicMember(
+            await updateMember(gw, accountOf(res), String(req.params.id), parse(memberUpdate, req.body), auditBy(res)),
+          ),
         );
       },
     ],
     delete: [
       async (req, res) => {
-        await removeMember(gw, accountOf(res), String(req.params.id));
+        await removeMember(gw, accountOf(res), String(req.params.id), auditBy(res));
         res.status(204).end();
       },
     ],
@@ -70,7 +72,7 @@ export function membersRoutes(v1: Routes, gw: Gateway): void {
       async (req, res) => {
         res
           .set('Cache-Control', 'no-store')
-          .json(invitationView(gw, await reinvite(gw, accountOf(res), String(req.params.id))));
+          .json(invitationView(gw, await reinvite(gw, accountOf(res), String(req.params.id), auditBy(res))));
       },
     ],
   });

@@ -5,7 +5,7 @@ import { publicSettings, rotateWebhookSecret, updateSettings } from '../../domai
 import { sendTestEvent } from '../../jobs/webhook-test.js';
 import { rateLimited } from '../../errors.js';
 import { jsonBody } from '../middleware/json-body.js';
-import { accountOf, parse, route, sendDurable, type Routes } from '../route.js';
+import { accountOf, auditBy, parse, route, sendDurable, type Routes } from '../route.js';
 import { botSettingsUpdate, settingsUpdate } from '../schemas.js';
 
 /** The app's Settings area over the API: Custom Channel Webhook (spec §4.7), API key (spec §5.2) and the bot. */
@@ -19,7 +19,9 @@ export function settingsRoutes(v1: Routes, gw: Gateway): void {
       jsonBody(),
       async (req, res) => {
         const changes = parse(settingsUpdate, req.body);
-        res.set('Cache-Control', 'no-store').json(publicSettings(await updateSettings(gw, accountOf(res).id, changes)));
+        res
+          .set('Cache-Control', 'no-store')
+          .json(publicSettings(await updateSettings(gw, accountOf(res).id, changes, auditBy(res))));
       },
     ],
   });
@@ -31,14 +33,21 @@ export function settingsRoutes(v1: Routes, gw: Gateway): void {
     put: [
       jsonBody(),
       async (req, res) => {
-        const account = await updateBotSettings(gw, accountOf(res).id, parse(botSettingsUpdate, req.body));
+        const account = await updateBotSettings(
+          gw,
+          accountOf(res).id,
+          parse(botSettingsUpdate, req.body),
+          auditBy(res),
+        );
         res.set('Cache-Control', 'no-store').json(publicBotSettings(account));
       },
     ],
   });
   route(v1, '/settings/webhook-secret', {
     post: async (_req, res) => {
-      res.set('Cache-Control', 'no-store').json(publicSettings(await rotateWebhookSecret(gw, accountOf(res).id)));
+      res
+        .set('Cache-Control', 'no-store')
+        .json(publicSettings(await rotateWebhookSecret(gw, accountOf(res).id, auditBy(res))));
     },
   });
   route(v1, '/settings/webhook-test', {
@@ -50,7 +59,7 @@ export function settingsRoutes(v1: Routes, gw: Gateway): void {
   });
   route(v1, '/api-key', {
     post: async (_req, res) => {
-      res.set('Cache-Control', 'no-store').json({ apiKey: await rotateApiKey(gw, accountOf(res).id) });
+      res.set('Cache-Control', 'no-store').json({ apiKey: await rotateApiKey(gw, accountOf(res).id, auditBy(res)) });
     },
   });
 }

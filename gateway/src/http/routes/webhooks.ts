@@ -5,7 +5,7 @@ import { deleteSubscription } from '../../engine/unsubscribe.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { accountPage } from '../paging.js';
 import { idempotentAnswer } from '../idempotent-answer.js';
-import { accountOf, parse, route, sendDurable, type Routes } from '../route.js';
+import { accountOf, auditBy, parse, route, sendDurable, type Routes } from '../route.js';
 import { webhookCreate } from '../schemas.js';
 
 /** Webhook subscriptions: how an n8n trigger registers itself. The secret is shown once, on creation. */
@@ -20,7 +20,7 @@ export function webhooksRoutes(v1: Routes, gw: Gateway): void {
         // the same receiver would deliver every event twice. The replay shows the secret again, to the same caller.
         const answer = (sub: Subscription) => ({ ...publicSubscription(sub), secret: sub.secret });
         const { status, response } = await idempotentAnswer(gw, req, res, accountId, 201, async (keep) =>
-          answer(await subscribe(gw, accountId, url, events, (tx, made) => keep(tx, answer(made)))),
+          answer(await subscribe(gw, accountId, url, events, (tx, made) => keep(tx, answer(made)), auditBy(res))),
         );
         res.status(status).set('Cache-Control', 'no-store').json(response);
       },
@@ -37,7 +37,7 @@ export function webhooksRoutes(v1: Routes, gw: Gateway): void {
       await sendDurable(gw, res, publicSubscription(sub));
     },
     delete: async (req, res) => {
-      await deleteSubscription(gw, accountOf(res).id, String(req.params.id));
+      await deleteSubscription(gw, accountOf(res).id, String(req.params.id), auditBy(res));
       res.status(204).end();
     },
   });

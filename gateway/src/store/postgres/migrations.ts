@@ -476,6 +476,20 @@ CREATE UNIQUE INDEX IF NOT EXISTS "saved_replies_by_name" ON "saved_replies" ((d
 CREATE TABLE IF NOT EXISTS "account_deletions" (id text PRIMARY KEY, seq bigint GENERATED ALWAYS AS IDENTITY UNIQUE, doc jsonb NOT NULL);
 `,
   },
+  {
+    version: 34,
+    name: "the account's audit log, read newest first by account, by action, by actor and by both",
+    sql: `
+CREATE TABLE IF NOT EXISTS "audit_log" (id text PRIMARY KEY, seq bigint GENERATED ALWAYS AS IDENTITY UNIQUE, doc jsonb NOT NULL);
+CREATE INDEX IF NOT EXISTS "audit_log_by_account" ON "audit_log" ((doc->>'accountId'), seq) WHERE doc->>'accountId' IS NOT NULL;
+CREATE INDEX IF NOT EXISTS "audit_log_by_action" ON "audit_log" ((doc->>'accountId'), (doc->>'action'), seq)
+  WHERE doc->>'accountId' IS NOT NULL AND doc->>'action' IS NOT NULL;
+CREATE INDEX IF NOT EXISTS "audit_log_by_actor" ON "audit_log" ((doc->>'accountId'), (doc->>'actorId'), seq)
+  WHERE doc->>'accountId' IS NOT NULL AND doc->>'actorId' IS NOT NULL;
+CREATE INDEX IF NOT EXISTS "audit_log_by_actionActor" ON "audit_log" ((doc->>'accountId'), (doc->>'action'), (doc->>'actorId'), seq)
+  WHERE doc->>'accountId' IS NOT NULL AND doc->>'action' IS NOT NULL AND doc->>'actorId' IS NOT NULL;
+`,
+  },
 ];
 
 /** Arbitrary and fixed: the advisory lock under which one process at a time migrates a database. */
