@@ -28,6 +28,7 @@ const PAGES = [
   { path: '/console/settings/channels', title: 'Channels', shot: 'settings-channels' },
   { path: '/console/settings/members', title: 'Members', shot: 'settings-members' },
   { path: '/console/settings/saved-replies', title: 'Saved replies', shot: 'settings-saved-replies-empty' },
+  { path: '/console/settings/activity', title: 'Activity', shot: 'settings-activity' },
 ];
 
 type PagesModule = typeof import('../../gateway/src/console/pages.js', { with: { 'resolution-mode': 'import' } });

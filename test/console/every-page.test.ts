@@ -72,6 +72,8 @@ test('no page of the console has an axe violation of any impact, at desktop widt
         await page.goto(url(`/console/settings/${path}`));
         await scan(page, `${path}-${at}`, main);
       }
+      await page.goto(url('/console/settings/activity'));
+      await scan(page, `activity-${at}`, (p) => p.locator('table.activity tbody tr').first().waitFor());
       await page.goto(url('/console/campaigns'));
       await scan(page, `campaigns-${at}`, (p) => p.getByRole('link', { name: 'Spring check-ups' }).waitFor());
       await page.goto(url(`/console/campaigns?id=${campaignId}`));

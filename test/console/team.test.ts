@@ -186,6 +186,7 @@ test("the agent's Settings hold Saved replies alone; an admin's Settings address
   for (const [path, title] of [
     ['/console/settings/members', 'Members'],
     ['/console/settings/webhook', 'Custom Channel Webhook'],
+    ['/console/settings/activity', 'Activity'],
   ]) {
     const res = await agentPage.goto(url(path));
     expect(res!.status()).toBe(403);

@@ -30,6 +30,8 @@ export const PAGES: readonly ConsolePage[] = [
   { path: '/console/settings/members', title: 'Members', section: 'Settings', least: 'admin' },
   // Every member saves replies for the team: the one page of Settings an agent opens.
   { path: '/console/settings/saved-replies', title: 'Saved replies', section: 'Settings' },
+  // Who changed what: as the audit log's API, the owner's and admins'.
+  { path: '/console/settings/activity', title: 'Activity', section: 'Settings', least: 'admin' },
   { path: '/console/campaigns', title: 'Campaigns', section: 'Campaigns' },
   { path: '/console/lists', title: 'Lists', section: 'Campaigns' },
   { path: '/console/funnel', title: 'Funnel', section: 'Campaigns' },

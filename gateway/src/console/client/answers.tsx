@@ -28,6 +28,7 @@ import type { contact, listContact } from '../../contract/contacts.js';
 import type { creditEntry, creditsAnswer, lowBalanceAnswer, subAccount } from '../../contract/credits.js';
 import type { importAnswer, list, listAddition } from '../../contract/lists.js';
 import type { conversation, message, messageWithDeliveries, retryReport } from '../../contract/messages.js';
+import type { auditEntry } from '../../contract/audit-log.js';
 import type { note } from '../../contract/notes.js';
 import type { renderedSavedReply, savedReply } from '../../contract/saved-replies.js';
 import type { Answer, page } from '../../contract/shared.js';
@@ -50,6 +51,8 @@ export type MessageWithDeliveries = Answer<typeof messageWithDeliveries>;
 export type RetryReport = Answer<typeof retryReport>;
 /** A note of the team's on a conversation (GET /v1/conversations/{id}/notes). */
 export type Note = Answer<typeof note>;
+/** An entry of the account's audit log (GET /v1/audit-log). */
+export type AuditEntry = Answer<typeof auditEntry>;
 /** A reply the team saved (GET /v1/saved-replies). */
 export type SavedReply = Answer<typeof savedReply>;
 /** GET /v1/saved-replies/{id}?conversationId=: filled in for the conversation's contact. */

@@ -15,6 +15,7 @@ import { CampaignsPage } from './pages/campaigns/campaigns-page.js';
 import { ListsPage } from './pages/lists/lists-page.js';
 import { InboxPage } from './pages/inbox/inbox-page.js';
 import { AccountPage } from './pages/settings/account.js';
+import { ActivityPage } from './pages/settings/activity.js';
 import { BotPage } from './pages/settings/bot.js';
 import { ChannelsPage } from './pages/settings/channels.js';
 import { MembersPage } from './pages/settings/members.js';
@@ -33,6 +34,7 @@ const VIEWS: Record<string, (props: { session: SessionInfo }) => preact.JSX.Elem
   '/console/settings/channels': ChannelsPage,
   '/console/settings/members': MembersPage,
   '/console/settings/saved-replies': SavedRepliesPage,
+  '/console/settings/activity': ActivityPage,
   '/console/campaigns': CampaignsPage,
   '/console/lists': ListsPage,
   '/console/inbox': InboxPage,
