@@ -193,6 +193,8 @@ describe('GET /v1/audit-log', () => {
     expectApiError(await asMember(agent, 'DELETE', 'contacts/ct_nobody'), 403, 'FORBIDDEN');
     expectApiError(await api(ctx.gw, owner, 'DELETE', 'webhooks/whk_nobody'), 404);
     expectApiError(await api(ctx.gw, owner, 'DELETE', 'channels/twilio'), 404);
+    expectApiError(await api(ctx.gw, owner, 'GET', 'contacts/ct_nobody/export'), 404);
+    expectApiError(await api(ctx.gw, owner, 'GET', 'lists/lst_nobody/export'), 404);
     expectApiError(await api(ctx.gw, owner, 'PUT', 'settings', { body: { defaultCountry: 'XX' } }), 400);
     expectApiError(await api(ctx.gw, owner, 'PATCH', 'members/mem_nobody', { body: { role: 'admin' } }), 404);
     const list = (await api(ctx.gw, owner, 'POST', 'lists', { body: { name: 'In use' } })).body;
