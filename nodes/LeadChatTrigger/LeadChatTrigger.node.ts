@@ -73,6 +73,12 @@ const EVENTS = [
     description:
       'The AI bot or an agent replied to a contact on a custom channel, for your system to deliver (replies on SMS, WhatsApp, Messenger and Instagram go out by themselves)',
   },
+  {
+    name: 'Snooze Ended',
+    value: 'snooze_ended',
+    description:
+      'A snoozed conversation is back in the inbox: the time it was snoozed until came, or the contact wrote first; names the team member who has it, if any',
+  },
 ] as const satisfies ReadonlyArray<INodePropertyOptions & { value: SubscribableEvent }>;
 
 type EventName = (typeof EVENTS)[number]['value'];

@@ -384,6 +384,23 @@ const byPath: Array<[string, string, (id: string) => Promise<Reply>, () => strin
     'cnv_missing',
   ],
   [
+    'POST /conversations/{id}/snooze',
+    'CONVERSATION_NOT_FOUND',
+    (id) =>
+      api(ctx.gw, b, 'POST', `conversations/${id}/snooze`, {
+        body: { until: new Date(Date.now() + 86_400_000).toISOString() },
+      }),
+    () => A.message.conversationId,
+    'cnv_missing',
+  ],
+  [
+    'DELETE /conversations/{id}/snooze',
+    'CONVERSATION_NOT_FOUND',
+    (id) => api(ctx.gw, b, 'DELETE', `conversations/${id}/snooze`),
+    () => A.message.conversationId,
+    'cnv_missing',
+  ],
+  [
     'POST /conversations/{id}/read',
     'CONVERSATION_NOT_FOUND',
     (id) => api(ctx.gw, b, 'POST', `conversations/${id}/read`),

@@ -2,7 +2,7 @@ import https from 'node:https';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { checkDelivery } from '../helpers/contract';
-import { removeDir, trusting } from '../helpers/gateway';
+import { clockOf, removeDir, trusting } from '../helpers/gateway';
 import { startInProcess } from '../helpers/in-process';
 import {
   advanceClock,
@@ -58,6 +58,7 @@ const ROUTES: Record<string, string[]> = {
   '/conversations': ['get'],
   '/conversations/{id}': ['get'],
   '/conversations/{id}/assign': ['post'],
+  '/conversations/{id}/snooze': ['delete', 'post'],
   '/conversations/{id}/read': ['post'],
   '/conversations/{id}/notes': ['get', 'post'],
   '/conversations/{id}/notes/{noteId}': ['delete'],
@@ -318,7 +319,7 @@ test('every operation has a unique operationId, a tag the document lists, a desc
     }
   }
   expect(new Set(ids).size).toBe(ids.length);
-  expect(ids).toHaveLength(91);
+  expect(ids).toHaveLength(93);
 });
 
 test('each error status lists the codes its operation can answer; the headers of limits and retries are described', () => {
@@ -590,6 +591,12 @@ describe('webhooks: what the gateway posts is what the document describes', () =
           })
         ).status,
       ).toBe(201);
+      // Snoozed once answered, the contact's STOP wakes it: snooze_ended.
+      const conversationId = hook.requests.find((r) => r.body?.type === 'handoff')!.body.conversationId as string;
+      const until = new Date(clockOf(ctx.gw) + 86_400_000).toISOString();
+      expect(
+        (await api(ctx.gw, owner, 'POST', `conversations/${conversationId}/snooze`, { body: { until } })).status,
+      ).toBe(200);
       await write('visit-3', 'STOP');
       expect((await api(ctx.gw, owner, 'POST', 'settings/webhook-test')).body).toMatchObject({ ok: true });
 

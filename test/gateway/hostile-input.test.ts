@@ -903,6 +903,7 @@ describe('every other route', () => {
     'POST /v1/conversations/retry-failed',
     'POST /v1/conversations/:id/retry-failed',
     'POST /v1/conversations/:id/assign',
+    'POST /v1/conversations/:id/snooze',
     'POST /v1/conversations/:id/read',
     'POST /v1/conversations/:id/notes',
     'POST /v1/saved-replies',

@@ -60,6 +60,7 @@ describe('LeadChat Trigger events', () => {
       'Message Received',
       'Opt-Out',
       'Reply',
+      'Snooze Ended',
     ]);
     for (const option of triggerEvents) expect(option.description).toMatch(/\S/);
   });

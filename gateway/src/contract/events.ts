@@ -156,6 +156,27 @@ export const handoffWaitingEvent = z
       'contact writing again does not start a new one.',
   });
 
+export const snoozeEndedEvent = z
+  .object({
+    ...named('snooze_ended'),
+    conversationId: z.string(),
+    contactId: z.string(),
+    assignee: z
+      .object({ id: z.string(), name: z.string(), email: z.string() })
+      .nullable()
+      .describe('Who of the team has the conversation; null for nobody'),
+    reason: z
+      .enum(['time', 'contact_wrote'])
+      .describe('time: the time it was snoozed until came; contact_wrote: the contact wrote before then'),
+  })
+  .meta({
+    id: 'SnoozeEndedEvent',
+    title: 'A snoozed conversation is back',
+    description:
+      'A conversation snoozed (POST /conversations/{id}/snooze) is back in the inbox: its time came, or the contact wrote first. ' +
+      'Not sent when a member wakes it by hand (DELETE /conversations/{id}/snooze).',
+  });
+
 export const optOutEvent = z
   .object({
     ...named('opt_out'),
@@ -231,6 +252,7 @@ export const WEBHOOK_PAYLOADS = {
   message_received: messageReceivedEvent,
   handoff: handoffEvent,
   handoff_waiting: handoffWaitingEvent,
+  snooze_ended: snoozeEndedEvent,
   opt_out: optOutEvent,
   delivery_failed: deliveryFailedEvent,
   goal_reached: goalReachedEvent,

@@ -137,6 +137,9 @@ export const conversation = z
     remindedAt: nullableTimestamp.describe(
       'When the team was reminded that the contact still waits (handoffReminderAfter of /settings): once per wait; null until then, and once the wait ends',
     ),
+    snoozedUntil: nullableTimestamp.describe(
+      'Snoozed (POST /conversations/{id}/snooze): hidden from the inbox until then, when it comes back to the front and its assignee (or the whole team) is told; the contact writing wakes it at once. null when not snoozed',
+    ),
     contact: contact.nullable(),
     lastActivityAt: timestamp,
     createdAt: timestamp,

@@ -91,6 +91,8 @@ export const collections: CollectionSpec[] = [
       // Set to 'reply' only while the conversation needs a reply (see needsReply).
       awaiting: { fields: ['accountId', 'awaiting'] },
       assignee: { fields: ['accountId', 'assigneeId'] },
+      // Set to 'snoozed' only while the conversation is snoozed (snoozedUntil).
+      snoozed: { fields: ['accountId', 'snoozed'] },
     },
   },
   {

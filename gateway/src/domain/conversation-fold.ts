@@ -2,6 +2,7 @@ import type { Tx } from '../store/store.js';
 import { touchConversation, updateConversation, type Conversation } from './conversations.js';
 import { cancelFollowUps } from './follow-up-timers.js';
 import { foldedWait } from './handoff-waits.js';
+import { foldedSnooze } from './snooze-timers.js';
 
 /** The later of two ISO timestamps, either may be absent. */
 const later = (a?: string | null, b?: string | null) => ((a ?? '') >= (b ?? '') ? (a ?? null) : (b ?? null));
@@ -15,7 +16,8 @@ const theirsIsLater = (theirs: string | undefined, mine: string | undefined, the
  * one person, which reads as if every message had come to it. Its last message, the contact's latest word, the
  * unread and failed counts and the bot's answers counted against its reply limit are both's; a hand-off in either stands (a person was asked for: the team must still see
  * who waits, and the bot stays quiet), and a contact waiting for a person in either waits since the earlier wait
- * began, reminded of once; a member who had either has it; a conversation still going opens a closed one again. This
+ * began, reminded of once; a member who had either has it; a conversation still going opens a closed one again; it
+ * stays snoozed only when both were, until the earlier time. This
  * conversation's follow-ups stop when the contact wrote in the other after its last message (a reply stops them); its
  * opening stands.
  */
@@ -46,6 +48,7 @@ export async function foldConversation(tx: Tx, into: Conversation, from: Convers
     // Whoever had either has the one left (whoever has the one handed off last, first): nobody's only when both were.
     assigneeId: handedOff?.assigneeId ?? kept.assigneeId ?? from.assigneeId ?? null,
     ...(await foldedWait(tx, kept, from)),
+    ...(await foldedSnooze(tx, kept, from)),
     ...(theyWroteLast
       ? {
           lastIncomingAt: from.lastIncomingAt,

@@ -12,6 +12,7 @@ import {
 } from './inbox-changes.js';
 import type { Message } from './messages.js';
 import { earlierWait, waitChanged } from './handoff-waits.js';
+import { snoozeCancelled } from './snooze-timers.js';
 import type { ConversationAnswer } from '../contract/messages.js';
 
 export type ConversationStatus = 'active' | 'handed_off' | 'opted_out' | 'closed';
@@ -97,6 +98,13 @@ export interface Conversation {
   waitingSince?: string | null;
   /** When the team was reminded of this wait; null until then, and once it ends. */
   remindedAt?: string | null;
+  /**
+   * Until when the team snoozed the conversation (snoozes.ts): hidden from the inbox until then. Never while the
+   * contact waits for a person: a wait beginning ends the snooze, as does the contact writing or opting out.
+   */
+  snoozedUntil?: string | null;
+  /** 'snoozed' while `snoozedUntil` is set: an index finds the snoozed conversations. */
+  snoozed?: 'snoozed' | null;
   /** How many of its outgoing messages are failed now (a retry takes one off). */
   failed?: number;
   /** 'failed' while `failed` is above 0: an index finds the conversations with messages to retry. */
@@ -231,8 +239,11 @@ export async function updateConversation(
 ): Promise<Conversation> {
   // Only a patch that changes what it depends on decides it again: the rest of `conversation` may be older.
   const decides = 'status' in patch || 'lastMessage' in patch;
+  // Nobody may write to a contact who opted out: there is nothing to come back to.
+  const optedOut = patch.status === 'opted_out' && conversation.snoozedUntil;
   const updated = await tx.update<Conversation>('conversations', conversation.id, {
     ...patch,
+    ...(optedOut ? await snoozeCancelled(tx, conversation) : {}),
     ...(decides ? { awaiting: awaitingOf({ ...conversation, ...patch }) } : {}),
     updatedAt: now(),
   });
@@ -249,13 +260,15 @@ export const waitsForPerson = (c: Conversation) => c.status === 'handed_off' && 
 async function timeWait(tx: Tx, c: Conversation): Promise<Conversation> {
   const waiting = waitsForPerson(c);
   if (waiting === Boolean(c.waitingSince)) return c;
+  // A contact waiting for a person is never hidden: a wait beginning (a reply of the team failed) ends a snooze.
+  const awake = waiting && c.snoozedUntil ? await snoozeCancelled(tx, c) : {};
   // A wait begun with the team's message last: that reply, which ended the wait, failed after all (its provider or
   // receiver gave up). It answered nothing, so the wait is the one it seemed to end, timed from when that began.
   const wait =
     waiting && c.lastMessage && byTeam(c.lastMessage)
       ? await earlierWait(tx, c, await waitBegan(tx, c))
       : await waitChanged(tx, c, waiting);
-  return tx.update<Conversation>('conversations', c.id, wait);
+  return tx.update<Conversation>('conversations', c.id, { ...wait, ...awake });
 }
 
 const MESSAGES_PAGE = 50;
@@ -292,6 +305,7 @@ export async function waitBegan(r: Reader, c: Conversation): Promise<string> {
  */
 export async function removeConversation(tx: Tx, conversation: Conversation): Promise<void> {
   if (conversation.waitingSince) await waitChanged(tx, conversation, false);
+  if (conversation.snoozedUntil) await snoozeCancelled(tx, conversation);
   await tx.remove('conversations', conversation.id);
   conversationRemoved(tx, conversation.accountId, conversation.id);
 }
@@ -317,7 +331,7 @@ const shownOf = (c: Conversation): ShownConversation => ({
   failed: c.failed ?? 0,
   assigneeId: c.assigneeId ?? null,
   // Its contact too: a merge gives the conversation to the contact kept, whose name the inbox shows then.
-  rest: `${c.lastMessage?.id ?? ''} ${c.handoff?.at ?? ''} ${c.lastReadAt ?? ''} ${c.goalReachedAt ?? ''} ${c.campaignId ?? ''} ${c.contactId} ${c.remindedAt ?? ''} ${leftByBot(c)}`,
+  rest: `${c.lastMessage?.id ?? ''} ${c.handoff?.at ?? ''} ${c.lastReadAt ?? ''} ${c.goalReachedAt ?? ''} ${c.campaignId ?? ''} ${c.contactId} ${c.remindedAt ?? ''} ${leftByBot(c)} ${c.snoozedUntil ?? ''}`,
 });
 
 /** What the gateway writes by itself: it tells the contact something, but answers nothing a person must. */
@@ -413,6 +427,7 @@ function publicConversation(
     failing: _f,
     awaiting: _w,
     handoffNoticeAt: _n,
+    snoozed: _s,
     ...rest
   } = c;
   return {
@@ -430,6 +445,7 @@ function publicConversation(
     needsReply: needsReply(c),
     waitingSince: c.waitingSince ?? null,
     remindedAt: c.remindedAt ?? null,
+    snoozedUntil: c.snoozedUntil ?? null,
     contact: contact ? publicContact(contact) : null,
   };
 }
@@ -444,6 +460,8 @@ export interface ConversationFilters {
   needsReply?: boolean;
   /** Only the conversations whose wait for a person the team was reminded of (true), or only the others (false). */
   reminded?: boolean;
+  /** Only the snoozed conversations (true), or only the others (false). */
+  snoozed?: boolean;
   /** Only the conversations of this member, or (`none`) only those of nobody. */
   assigneeId?: string;
   /** Only the conversations of this contact (one per channel it writes on). */
@@ -476,7 +494,7 @@ export async function conversationsOf(
   filters: ConversationFilters,
   page: { limit: number; after?: Page['after'] },
 ): Promise<Array<Placed<Conversation>>> {
-  const { status, campaignId, channel, failed, reminded, assigneeId, contactId } = filters;
+  const { status, campaignId, channel, failed, reminded, snoozed, assigneeId, contactId } = filters;
   const awaiting = filters.needsReply;
   const assigned = assigneeId && assigneeId !== 'none' ? assigneeId : undefined;
   // A filter naming a campaign the account does not have is answered like the campaign's own URL would be.
@@ -486,18 +504,20 @@ export async function conversationsOf(
     ? ['contact', [contactId]]
     : failed
       ? ['failing', [accountId, 'failed']]
-      : assigned
-        ? ['assignee', [accountId, assigned]]
-        : // A conversation reminded of waits for a person: it needs a reply.
-          awaiting || reminded
-          ? ['awaiting', [accountId, 'reply']]
-          : status
-            ? ['status', [accountId, status]]
-            : campaignId
-              ? ['campaign', [accountId, campaignId]]
-              : channel
-                ? ['kind', [accountId, channel]]
-                : ['account', [accountId]];
+      : snoozed
+        ? ['snoozed', [accountId, 'snoozed']]
+        : assigned
+          ? ['assignee', [accountId, assigned]]
+          : // A conversation reminded of waits for a person: it needs a reply.
+            awaiting || reminded
+            ? ['awaiting', [accountId, 'reply']]
+            : status
+              ? ['status', [accountId, status]]
+              : campaignId
+                ? ['campaign', [accountId, campaignId]]
+                : channel
+                  ? ['kind', [accountId, channel]]
+                  : ['account', [accountId]];
   const wanted = (c: Conversation) =>
     (!status || c.status === status) &&
     (!campaignId || c.campaignId === campaignId) &&
@@ -505,6 +525,7 @@ export async function conversationsOf(
     (failed === undefined || (c.failing === 'failed') === failed) &&
     (awaiting === undefined || needsReply(c) === awaiting) &&
     (reminded === undefined || Boolean(c.remindedAt) === reminded) &&
+    (snoozed === undefined || Boolean(c.snoozedUntil) === snoozed) &&
     (assigneeId === undefined || (c.assigneeId ?? 'none') === assigneeId) &&
     (!contactId || (c.contactId === contactId && c.accountId === accountId));
   const found: Array<Placed<Conversation>> = [];

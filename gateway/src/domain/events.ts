@@ -16,6 +16,8 @@ export const EVENTS = [
   'handoff',
   /** A contact has waited for a person longer than the account's reminder allows: once per wait. */
   'handoff_waiting',
+  /** A snoozed conversation is back: its time came, or the contact wrote first. */
+  'snooze_ended',
   /** A contact opted out of every channel of the account (STOP and its kin). */
   'opt_out',
   /** An outgoing message that could not be delivered, after every retry. */

@@ -2,7 +2,7 @@ import type { Change, Json, Tx } from '../store/store.js';
 
 /**
  * What the inbox hears of a transaction, conversation by conversation: the messages it added and the statuses they
- * reached, the team's notes added and deleted, who has the conversation, and how it stands. Published once per
+ * reached, the team's notes added and deleted, who has the conversation, how it stands, and its snooze running out. Published once per
  * conversation per transaction (a conversation written five times by one incoming message is told once, as it ends up),
  * and only when something the inbox shows changed: the engine's own bookkeeping (a follow-up scheduled) tells nothing.
  * Ids and short words only: whoever is told reads the rest through /v1, under the rules of its role.
@@ -43,6 +43,8 @@ interface Pending {
   removed: boolean;
   /** What the inbox shows of it changed beyond its own fields (its contact's name): its state is told. */
   touched: boolean;
+  /** Its snooze ran out: who has it (null: nobody) is told that it is back. */
+  woke?: string | null;
 }
 
 const pendingOf = new WeakMap<Tx, Map<string, Pending>>();
@@ -114,6 +116,17 @@ export function noteChanged(
   publish(tx, conversationId, p);
 }
 
+/**
+ * A snoozed conversation's time came: it is back, and whoever has it (every member when nobody has it) is told, as of
+ * a contact nobody answered in time. A snooze ended by the contact writing is told by their message; by a member's
+ * hand, to nobody.
+ */
+export function conversationWoke(tx: Tx, accountId: string, conversationId: string, assigneeId: string | null): void {
+  const p = pending(tx, accountId, conversationId);
+  p.woke = assigneeId;
+  publish(tx, conversationId, p);
+}
+
 /** Its contact was corrected (a name, a phone, an email): whoever shows the conversation reads it again. */
 export function conversationContactCorrected(tx: Tx, shown: ShownConversation): void {
   const p = pending(tx, shown.accountId, shown.id);
@@ -144,6 +157,7 @@ function publish(tx: Tx, conversationId: string, p: Pending): void {
   const updated = [...p.statuses].filter(([id]) => !created.has(id));
   if (updated.length > 0) change.updated = updated;
   if (p.notes.length > 0) change.notes = p.notes;
+  if (p.woke !== undefined) change.woke = { assigneeId: p.woke };
   const { before, after } = p;
   if (after) {
     if (before ? before.assigneeId !== after.assigneeId : before === null && after.assigneeId !== null)
@@ -173,6 +187,7 @@ export interface InboxEvent {
     | 'note.deleted'
     | 'conversation.assigned'
     | 'conversation.updated'
+    | 'conversation.woke'
     | 'conversation.removed';
   data: Record<string, Json>;
 }
@@ -200,5 +215,7 @@ export function inboxEvents(change: Change): InboxEvent[] {
     events.push({ event: 'conversation.assigned', data: { conversationId, assigneeId: change.assigneeId ?? null } });
   if (change.state && typeof change.state === 'object')
     events.push({ event: 'conversation.updated', data: { conversationId, ...(change.state as Record<string, Json>) } });
+  if (change.woke && typeof change.woke === 'object')
+    events.push({ event: 'conversation.woke', data: { conversationId, ...(change.woke as Record<string, Json>) } });
   return events;
 }

@@ -27,6 +27,8 @@ export type JobKinds = {
   campaign_follow_ups: { campaignId: string };
   /** The team is reminded of a contact who has waited for a person since `since` (domain/handoff-waits.ts). */
   handoff_reminder: { conversationId: string; since: string };
+  /** A conversation snoozed until `until` comes back (domain/snooze-timers.ts, engine/snooze-ends.ts). */
+  snooze_end: { conversationId: string; until: string };
   /** The bot answers the contact's latest message, once a burst has settled. */
   bot_reply: { conversationId: string; messageId: string };
   /** The bot's answer `messageId` failed for good: the team answers instead (engine/failed-answer.ts). */

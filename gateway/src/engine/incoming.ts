@@ -22,10 +22,12 @@ import { acknowledgeRequest, handOff, tellHandoff } from './handoff.js';
 import { intentOf } from './keywords.js';
 import { openingsOf, stopOpenings } from '../domain/openings.js';
 import { sendOnConversation } from './outgoing.js';
+import { wokenByContact } from './snooze-ends.js';
 import { helpTextOf } from '../domain/texts.js';
 
 /**
- * A contact's message is the conversation's latest activity: it reopens a closed conversation and counts unread.
+ * A contact's message is the conversation's latest activity: it reopens a closed conversation, wakes a snoozed one
+ * and counts unread.
  * A reaction is activity too, and the inbox hears of it, but it is not the conversation's last message: the bot
  * answers none, so it would leave the conversation needing a reply (needsReply reads the last message) that no one
  * owes. What needed a reply before it still does.
@@ -37,8 +39,9 @@ export async function recordIncoming(tx: Tx, conversation: Conversation, message
   const status = conversation.status === 'closed' ? 'active' : conversation.status;
   const previous = conversation.lastIncomingAt;
   const lastIncomingAt = previous && previous > message.createdAt ? previous : message.createdAt;
+  const awake = await wokenByContact(tx, conversation);
   if (message.messageType === 'reaction') {
-    const touched = await touchConversation(tx, conversation, { lastIncomingAt, status });
+    const touched = await touchConversation(tx, conversation, { lastIncomingAt, status, ...awake });
     messageAdded(tx, touched.accountId, touched.id, message);
     return touched;
   }
@@ -48,6 +51,7 @@ export async function recordIncoming(tx: Tx, conversation: Conversation, message
     lastIncomingId: message.id,
     unread: (conversation.unread ?? 0) + 1,
     status,
+    ...awake,
   });
 }
 

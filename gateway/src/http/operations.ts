@@ -597,6 +597,28 @@ export const OPERATIONS: Record<string, Partial<Record<'get' | 'post' | 'put' | 
       errors: { ...notFound('CONVERSATION', 'MEMBER'), 409: ['MEMBER_NOT_ACTIVE', 'ASSIGNEE_CHANGED'] },
     },
   },
+  '/conversations/{id}/snooze': {
+    post: {
+      id: 'snoozeConversation',
+      tag: 'Conversations',
+      summary: 'Snooze a conversation until a time',
+      description:
+        'Hidden from the inbox until `until` (snoozedUntil; GET /conversations?snoozed=true lists them), then back at the front of the inbox, its assignee (or the whole team) told and a snooze_ended event delivered. The contact writing wakes it at once (snooze_ended, reason contact_wrote). Snoozed again, the new time replaces the old. ' +
+        '`until` must be in the future and at most 365 days ahead (400 VALIDATION_ERROR); a contact waiting for a reply from the team (waitingSince) is answered first: 409 CONTACT_WAITING; a contact who opted out: 409 CONTACT_OPTED_OUT.',
+      body: schemas.snooze,
+      answers: { 200: conversation },
+      errors: { ...notFound('CONVERSATION'), 409: ['CONTACT_WAITING', 'CONTACT_OPTED_OUT'] },
+    },
+    delete: {
+      id: 'wakeConversation',
+      tag: 'Conversations',
+      summary: 'Wake a snoozed conversation now',
+      description:
+        'Back in the inbox at once, where its last activity places it (snoozedUntil null); no event is delivered. A conversation not snoozed is answered as it is.',
+      answers: { 200: conversation },
+      errors: notFound('CONVERSATION'),
+    },
+  },
   '/conversations/{id}/read': {
     post: {
       id: 'markConversationRead',

@@ -784,6 +784,11 @@ export const conversationQuery = z.object({
     .describe(
       'true: only conversations whose contact still waits for a person after the team was reminded (remindedAt); false: only the others',
     ),
+  snoozed: z
+    .enum(['true', 'false'])
+    .transform((v) => v === 'true')
+    .optional()
+    .describe('true: only snoozed conversations (snoozedUntil set); false: only the others; absent: both'),
   assigneeId: id
     .optional()
     .describe(
@@ -816,6 +821,15 @@ export const assignment = z.object({
     .optional()
     .describe(
       'Who the caller saw having the conversation (null: nobody): the assignment is made only if they still have it, else 409 ASSIGNEE_CHANGED, so that two people taking it at once do not take it from each other',
+    ),
+});
+
+/** POST /v1/conversations/{id}/snooze: the route checks that the time is ahead, by the gateway's clock. */
+export const snooze = z.object({
+  until: z.iso
+    .datetime({ offset: true })
+    .describe(
+      'When the conversation comes back: an ISO 8601 date-time with its offset (2027-01-05T09:00:00+01:00 or …Z), in the future and at most 365 days ahead',
     ),
 });
 

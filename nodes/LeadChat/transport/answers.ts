@@ -136,6 +136,8 @@ export interface components {
       waitingSince: string | null;
       /** @description When the team was reminded that the contact still waits (handoffReminderAfter of /settings): once per wait; null until then, and once the wait ends */
       remindedAt: string | null;
+      /** @description Snoozed (POST /conversations/{id}/snooze): hidden from the inbox until then, when it comes back to the front and its assignee (or the whole team) is told; the contact writing wakes it at once. null when not snoozed */
+      snoozedUntil: string | null;
       contact: components['schemas']['Contact'] | null;
       /**
        * Format: date-time
@@ -706,6 +708,35 @@ export interface components {
       } | null;
     };
     /**
+     * A snoozed conversation is back
+     * @description A conversation snoozed (POST /conversations/{id}/snooze) is back in the inbox: its time came, or the contact wrote first. Not sent when a member wakes it by hand (DELETE /conversations/{id}/snooze).
+     */
+    SnoozeEndedEvent: {
+      /**
+       * @description The event's name, as the webhook-event header gives it
+       * @constant
+       */
+      type: 'snooze_ended';
+      /**
+       * Format: date-time
+       * @description When it happened
+       */
+      occurredAt: string;
+      conversationId: string;
+      contactId: string;
+      /** @description Who of the team has the conversation; null for nobody */
+      assignee: {
+        id: string;
+        name: string;
+        email: string;
+      } | null;
+      /**
+       * @description time: the time it was snoozed until came; contact_wrote: the contact wrote before then
+       * @enum {string}
+       */
+      reason: 'time' | 'contact_wrote';
+    };
+    /**
      * A contact opted out
      * @description A contact opted out of every channel of the account (STOP and its kin): nothing more is sent to them.
      */
@@ -923,6 +954,7 @@ export interface components {
       message_received: components['schemas']['MessageReceivedEvent'];
       handoff: components['schemas']['HandoffEvent'];
       handoff_waiting: components['schemas']['HandoffWaitingEvent'];
+      snooze_ended: components['schemas']['SnoozeEndedEvent'];
       opt_out: components['schemas']['OptOutEvent'];
       delivery_failed: components['schemas']['DeliveryFailedEvent'];
       goal_reached: components['schemas']['GoalReachedEvent'];
@@ -952,6 +984,7 @@ export type AutoRechargeEvent = components['schemas']['AutoRechargeEvent'];
 export type MessageReceivedEvent = components['schemas']['MessageReceivedEvent'];
 export type HandoffEvent = components['schemas']['HandoffEvent'];
 export type HandoffWaitingEvent = components['schemas']['HandoffWaitingEvent'];
+export type SnoozeEndedEvent = components['schemas']['SnoozeEndedEvent'];
 export type OptOutEvent = components['schemas']['OptOutEvent'];
 export type DeliveryFailedEvent = components['schemas']['DeliveryFailedEvent'];
 export type GoalReachedEvent = components['schemas']['GoalReachedEvent'];

@@ -9,7 +9,8 @@ import { accountPage, readPage } from '../paging.js';
 import { idempotentAnswer } from '../idempotent-answer.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { accountOf, actorOf, bySession, parse, route, sendDurable, type Routes } from '../route.js';
-import { assignment, conversationQuery, noteCreate } from '../schemas.js';
+import { snoozeConversation, wakeConversation } from '../../domain/snoozes.js';
+import { assignment, conversationQuery, noteCreate, snooze } from '../schemas.js';
 
 /** Conversations, newest activity first (the inbox). */
 export function conversationsRoutes(v1: Routes, gw: Gateway): void {
@@ -63,6 +64,18 @@ export function conversationsRoutes(v1: Routes, gw: Gateway): void {
         );
       },
     ],
+  });
+  route(v1, '/conversations/:id/snooze', {
+    post: [
+      jsonBody(),
+      async (req, res) => {
+        const { until } = parse(snooze, req.body);
+        res.json(await withContact(await snoozeConversation(gw, accountOf(res).id, String(req.params.id), until)));
+      },
+    ],
+    delete: async (req, res) => {
+      res.json(await withContact(await wakeConversation(gw, accountOf(res).id, String(req.params.id))));
+    },
   });
   route(v1, '/conversations/:id/read', {
     post: async (req, res) => {

@@ -477,6 +477,14 @@ CREATE TABLE IF NOT EXISTS "account_deletions" (id text PRIMARY KEY, seq bigint 
 `,
   },
   {
+    version: 33,
+    name: 'the snoozed conversations of an account',
+    sql: `
+CREATE INDEX IF NOT EXISTS "conversations_by_snoozed" ON "conversations" ((doc->>'accountId'), (doc->>'snoozed'), seq)
+  WHERE doc->>'accountId' IS NOT NULL AND doc->>'snoozed' IS NOT NULL;
+`,
+  },
+  {
     version: 34,
     name: "the account's audit log, read newest first by account, by action, by actor and by both",
     sql: `
