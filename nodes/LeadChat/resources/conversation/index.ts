@@ -8,6 +8,7 @@ import * as getAll from './getAll';
 import * as handOff from './handOff';
 import * as resumeBot from './resumeBot';
 import * as sendAsTeamMember from './sendAsTeamMember';
+import * as snooze from './snooze';
 
 export const operations: Record<string, Operation> = {
   addNote,
@@ -17,6 +18,7 @@ export const operations: Record<string, Operation> = {
   handOff,
   resumeBot,
   sendAsTeamMember,
+  snooze,
 };
 
 export const description: INodeProperties[] = [
@@ -69,6 +71,13 @@ export const description: INodeProperties[] = [
         action: 'Send a message as a team member',
         description: "Reply to a contact on the conversation's channel as a person; the bot stays silent",
       },
+      {
+        name: 'Snooze',
+        value: 'snooze',
+        action: 'Snooze a conversation until a time',
+        description:
+          'Hide a conversation from the inbox until a time (it comes back when the contact writes), or wake it now',
+      },
     ],
     default: 'getAll',
   },
@@ -79,4 +88,5 @@ export const description: INodeProperties[] = [
   ...handOff.description,
   ...resumeBot.description,
   ...sendAsTeamMember.description,
+  ...snooze.description,
 ];
