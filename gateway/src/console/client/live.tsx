@@ -15,6 +15,7 @@ export interface LiveEvent {
     | 'note.deleted'
     | 'conversation.assigned'
     | 'conversation.updated'
+    | 'conversation.woke'
     | 'conversation.removed'
     | 'campaign.updated'
     | 'credits.updated'
@@ -47,6 +48,7 @@ const EVENTS: Array<LiveEvent['event']> = [
   'note.deleted',
   'conversation.assigned',
   'conversation.updated',
+  'conversation.woke',
   'conversation.removed',
   'campaign.updated',
   'credits.updated',

@@ -32,12 +32,15 @@ async function contactWords(c: Conversation, messageId: string | undefined): Pro
   return words || c.handoff?.message || 'Open the conversation to read it.';
 }
 
-/** A desktop notification (when the browser allows them) and the chime; a click opens the conversation. */
-async function tell(c: Conversation, title: string, messageId?: string): Promise<void> {
+/**
+ * A desktop notification (when the browser allows them) and the chime; a click opens the conversation. Its text is
+ * the contact's words, unless `text` says otherwise.
+ */
+async function tell(c: Conversation, title: string, messageId?: string, text?: string): Promise<void> {
   if (showing(c.id) || !(await firstToTell(c.id))) return;
   chime();
   if (!('Notification' in window) || Notification.permission !== 'granted') return;
-  const body = await contactWords(c, messageId);
+  const body = text ?? (await contactWords(c, messageId));
   let shown: Notification;
   try {
     shown = new Notification(title, { body, tag: `leadchat-${c.id}` });
@@ -68,7 +71,8 @@ interface Known {
  * Tells the member, when they turned notifications on (setting.tsx), of what waits for them: a conversation
  * assigned to them, a contact writing in one of theirs or in one nobody has, a conversation coming in for a
  * person (the bot handed it over, nobody has it), and a contact nobody answered in time (the team was reminded),
- * whoever has them. Not what they did themselves, nor what a tab of theirs shows.
+ * whoever has them, and a snoozed conversation of theirs (or nobody's) back at its time. Not what they did
+ * themselves, nor what a tab of theirs shows.
  *
  * The conversations `waiting` (waiting.tsx) decide: a conversation there is told when the stream announced a
  * contact's message in it before the read began, when it was not in the read before (the bot handed it over, or a
@@ -101,6 +105,18 @@ export function useNotifier(me: string, waiting: Waiting | undefined): void {
           if (!notifying(me)) return;
           // The tab showing the conversation claims it, so that no other tab tells of what is on screen.
           if (showing(id)) return void firstToTell(id);
+          // A snooze ran out: its assignee is told, every member when nobody has it, as of a reminder.
+          if (event === 'conversation.woke' && (data.assigneeId ?? null) !== null && data.assigneeId !== me) return;
+          if (event === 'conversation.woke')
+            return void get<Conversation>(`/v1/conversations/${encodeURIComponent(id)}`).then((res) => {
+              if (res.ok)
+                void tell(
+                  res.data!,
+                  `Snooze ended: ${contactName(res.data!.contact)}`,
+                  undefined,
+                  'Back in the inbox: the time it was snoozed until came.',
+                );
+            });
           if (!toMe || actedOn(me, id)) return;
           void get<Conversation>(`/v1/conversations/${encodeURIComponent(id)}`).then((res) => {
             if (res.ok)

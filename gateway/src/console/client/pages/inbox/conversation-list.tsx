@@ -21,6 +21,7 @@ function stateOf(c: Conversation): string {
   const overdue = noReplyFor(c);
   if (overdue) state.push(overdue.toLowerCase());
   if (c.failed > 0) state.push(`${c.failed} failed`);
+  if (c.snoozedUntil) state.push(`snoozed until ${when(c.snoozedUntil)}`);
   return state.join(', ');
 }
 
@@ -72,6 +73,7 @@ export function ConversationList(props: {
               {c.needsReply && c.unread === 0 && <span class="inbox-badge inbox-count">Needs reply</span>}
               {noReplyFor(c) && <span class="inbox-badge inbox-failed">{noReplyFor(c)}</span>}
               {c.failed > 0 && <span class="inbox-badge inbox-failed">{c.failed} failed</span>}
+              {c.snoozedUntil && <span class="inbox-badge">Snoozed until {when(c.snoozedUntil)}</span>}
               {c.assigneeId && <span class="inbox-assignee">Assigned to {assigneeName(props.team, c.assigneeId)}</span>}
             </span>
             {c.lastMessage && (

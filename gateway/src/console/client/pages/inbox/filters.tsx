@@ -10,9 +10,18 @@ export interface Filters {
   failed: string;
   /** 'me': the signed-in member's; 'none': nobody's; empty: all. */
   assigneeId: string;
+  /** 'true': only the snoozed conversations; empty: only the others, as the inbox is worked. */
+  snoozed: string;
 }
 
-export const NO_FILTERS: Filters = { status: '', channel: '', campaignId: '', failed: '', assigneeId: '' };
+export const NO_FILTERS: Filters = {
+  status: '',
+  channel: '',
+  campaignId: '',
+  failed: '',
+  assigneeId: '',
+  snoozed: '',
+};
 
 /** The query string of GET /v1/conversations for these filters (the API does the filtering). */
 export const filterQuery = (f: Filters) =>
@@ -21,11 +30,15 @@ export const filterQuery = (f: Filters) =>
     .map(([k, v]) => `&${k}=${encodeURIComponent(v)}`)
     .join('');
 
+/** The query of the list: the snoozed conversations are out of it unless they are what the Snoozed filter asks. */
+export const listQuery = (f: Filters) => `${filterQuery(f)}${f.snoozed ? '' : '&snoozed=false'}`;
+
 /** The filters of the bar set to something: the assignee has a switch of its own. */
-const setCount = (f: Filters) => [f.status, f.failed, f.channel, f.campaignId].filter(Boolean).length;
+const setCount = (f: Filters) => [f.status, f.failed, f.channel, f.campaignId, f.snoozed].filter(Boolean).length;
 
 /**
- * Status, channel, campaign and failed messages, as GET /v1/conversations filters by them. On a phone they fold
+ * Status, channel, campaign, failed messages and the snoozed conversations (out of the list unless chosen), as GET
+ * /v1/conversations filters by them. On a phone they fold
  * behind one Filters button (saying how many are set), so the conversations start on the first screen; elsewhere
  * they are always in view and the button is not shown.
  */
@@ -70,6 +83,13 @@ export function FilterBar(props: { value: Filters; onChange: (f: Filters) => voi
           <select id="inbox-failed" value={props.value.failed} onChange={set('failed')}>
             <option value="">All</option>
             <option value="true">Failed</option>
+          </select>
+        </div>
+        <div class="field">
+          <label for="inbox-snoozed">Snoozed</label>
+          <select id="inbox-snoozed" value={props.value.snoozed} onChange={set('snoozed')}>
+            <option value="">Hidden</option>
+            <option value="true">Only snoozed</option>
           </select>
         </div>
         <div class="field">

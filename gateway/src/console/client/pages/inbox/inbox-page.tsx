@@ -11,7 +11,7 @@ import { NotifySwitch } from '../../notify/switch.js';
 import { AssigneeSwitch, type Team } from './assignee.js';
 import { ContactSearch } from './contact-search.js';
 import { ConversationList } from './conversation-list.js';
-import { FilterBar, filterQuery, NO_FILTERS, type Filters } from './filters.js';
+import { FilterBar, filterQuery, listQuery, NO_FILTERS, type Filters } from './filters.js';
 import { LiveStatus } from './live-status.js';
 import { HoursStatus } from './hours-status.js';
 import { RetryAllFailed } from './retry-all.js';
@@ -48,7 +48,7 @@ export function InboxPage({ session }: { session: SessionInfo }) {
   const reads = useRef(0);
   const load = async () => {
     const read = ++reads.current;
-    const query = `limit=${limit}${filterQuery(filters)}`;
+    const query = `limit=${limit}${listQuery(filters)}`;
     // Those that need a reply come first, whatever our paced opening messages did since: then the others.
     const [waiting, others] = await Promise.all([
       get<PageOf<Conversation>>(`/v1/conversations?${query}&needsReply=true`),

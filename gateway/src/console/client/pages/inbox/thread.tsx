@@ -25,6 +25,7 @@ import { MessageItem } from './message.js';
 import { byTime, NoteForm, NoteItem, notesPath } from './notes.js';
 import { allPages } from '../lists/paged.js';
 import { RetryAllFailed } from './retry-all.js';
+import { SnoozeControl } from './snooze.js';
 import { SavedReplyPicker } from './saved-reply-picker.js';
 import { SaveAsFaq } from './save-faq.js';
 import { Button } from '../../components/button.js';
@@ -316,6 +317,14 @@ export function Thread(props: {
       <AssigneePicker
         conversation={conversation}
         team={props.team}
+        onChanged={(c) => {
+          show(c, turn());
+          props.onChanged();
+        }}
+      />
+      <SnoozeControl
+        conversation={conversation}
+        me={props.team.me}
         onChanged={(c) => {
           show(c, turn());
           props.onChanged();
