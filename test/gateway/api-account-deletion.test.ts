@@ -1,7 +1,7 @@
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { consoleAccount, teamMember, withSession } from '../console/support';
-import { removeDir, tempDir } from '../helpers/gateway';
+import { clockOf, removeDir, tempDir } from '../helpers/gateway';
 import { startInProcess } from '../helpers/in-process';
 import { everything, found, type Traces } from '../helpers/traces';
 import { openStoreOf, type Store } from '../helpers/stopped-store';
@@ -63,7 +63,7 @@ interface Life {
 
 /**
  * An account with something of everything: a contact on a list, a campaign, a conversation with messages and a kept
- * file, a note, a saved reply, a webhook subscription whose receiver fails (its delivery waits to be tried again), and
+ * file, snoozed for a day (its wake-up waits in the job queue), a note, a saved reply, a webhook subscription whose receiver fails (its delivery waits to be tried again), and
  * a member signed in to the console. `tag` makes its words its own.
  */
 async function live(gw: TestGateway, tag: string): Promise<Life> {
@@ -108,6 +108,12 @@ async function live(gw: TestGateway, tag: string): Promise<Life> {
       })
     ).status,
   ).toBe(201);
+  // Nothing takes the chat's replies: the contact still waits, until the bot has the conversation again.
+  expect((await api(gw, account, 'POST', `contacts/${contactId}/bot`, { body: { active: true } })).status).toBe(200);
+  const until = new Date(clockOf(gw) + 24 * 60 * 60_000).toISOString();
+  expect((await api(gw, account, 'POST', `conversations/${conversationId}/snooze`, { body: { until } })).status).toBe(
+    200,
+  );
   expect(
     (await api(gw, account, 'POST', `conversations/${conversationId}/notes`, { body: { text: `HEATHER-${tag}` } }))
       .status,

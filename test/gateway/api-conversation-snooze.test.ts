@@ -32,11 +32,14 @@ const DAY = 24 * HOUR;
 const ahead = (ms: number, gw: TestGateway = ctx.gw) =>
   new Date(clockOf(gw) + ms + HOUR).toISOString().replace(/\.\d{3}Z$/, '+01:00');
 
-/** An account whose `snooze_ended` events go to `hook`, the web chat's replies to a receiver that takes them. */
-async function accountWithHook(gw: TestGateway = ctx.gw): Promise<{ account: TestAccount; hook: Receiver }> {
+/** An account whose `snooze_ended` events go to `hook`, the web chat's replies to `replies` (one that takes them). */
+async function accountWithHook(
+  gw: TestGateway = ctx.gw,
+  given?: Receiver,
+): Promise<{ account: TestAccount; hook: Receiver }> {
   const account = await createAccount(gw);
   const hook = await Receiver.start();
-  const replies = await Receiver.start();
+  const replies = given ?? (await Receiver.start());
   receivers.push(hook, replies);
   expect(
     (await api(gw, account, 'POST', 'webhooks', { body: { url: hook.url, events: ['snooze_ended'] } })).status,
@@ -232,6 +235,33 @@ test('a contact who opted out cannot be snoozed; STOP wakes a snoozed conversati
   expectApiError(await snooze(account, conversationId, ahead(DAY)), 409, 'CONTACT_OPTED_OUT');
   await wait('2d');
   expect(hook.requests).toHaveLength(1);
+});
+
+test('a team reply its receiver gives up on later answered nobody: the contact waits again, and the snooze ends', async () => {
+  const REPLY = 'Talk next month!';
+  const receiver = await Receiver.start((_, req) => ({ status: req.body?.body === REPLY ? 500 : 200 }));
+  receivers.push(receiver);
+  const { account, hook } = await accountWithHook(ctx.gw, receiver);
+  const { conversationId, contactId } = await write(account, unique('lead'), 'Call me back next month');
+  const reply = await api(ctx.gw, account, 'POST', `contacts/${contactId}/messages`, { body: { body: REPLY } });
+  expect(reply.body.status).toBe('pending');
+  // On its way, it answers: nobody waits, and the conversation may be snoozed.
+  expect((await snooze(account, conversationId, ahead(20 * DAY))).status).toBe(200);
+  let status = reply.body.status as string;
+  for (let hours = 0; status !== 'failed' && hours < 24; hours++) {
+    await wait('1h');
+    status = (await api(ctx.gw, account, 'GET', `messages/${reply.body.id}`)).body.status;
+  }
+  expect(status).toBe('failed');
+  // Nobody waits in silence: the contact waits for a person again, in the inbox, not under a snooze.
+  expect(await conversation(account, conversationId)).toMatchObject({
+    needsReply: true,
+    waitingSince: expect.any(String),
+    snoozedUntil: null,
+  });
+  expect(await listed(account, '?snoozed=false')).toEqual([conversationId]);
+  await wait('21d');
+  expect(hook.requests).toHaveLength(0);
 });
 
 test('a contact erased while snoozed leaves no wake-up', async () => {
