@@ -264,6 +264,24 @@ test('a team reply its receiver gives up on later answered nobody: the contact w
   expect(hook.requests).toHaveLength(0);
 });
 
+test('merged with a duplicate who opted out, the contact opted out: the snooze ends, and its time tells nothing', async () => {
+  const { account, hook } = await accountWithHook();
+  const kept = await answered(account);
+  expect((await snooze(account, kept.conversationId, ahead(DAY))).status).toBe(200);
+  // The same person opted out on another chat.
+  const stop = await api(ctx.gw, account, 'POST', 'incoming_custom_channel_message', {
+    body: incoming({ fromId: unique('lead'), channel: 'help-desk', body: 'STOP' }),
+  });
+  const duplicate = (await api(ctx.gw, account, 'GET', `messages/${stop.body.messageId}`)).body.contactId as string;
+  const merged = await api(ctx.gw, account, 'POST', `contacts/${kept.contactId}/merge`, {
+    body: { contactId: duplicate },
+  });
+  expect(merged.status).toBe(200);
+  expect(await conversation(account, kept.conversationId)).toMatchObject({ status: 'opted_out', snoozedUntil: null });
+  await wait('2d');
+  expect(hook.requests).toHaveLength(0);
+});
+
 test('a contact erased while snoozed leaves no wake-up', async () => {
   const { account, hook } = await accountWithHook();
   const { conversationId, contactId } = await answered(account);
