@@ -1,25 +1,22 @@
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
-import { consoleAccount, teamMember, withSession } from '../console/support';
-import { clockOf, removeDir, tempDir } from '../helpers/gateway';
+import { withSession } from '../console/support';
+import { removeDir, tempDir } from '../helpers/gateway';
 import { startInProcess } from '../helpers/in-process';
-import { everything, found, type Traces } from '../helpers/traces';
+import { everything, found } from '../helpers/traces';
 import { openStoreOf, type Store } from '../helpers/stopped-store';
+import { live, naming, type Life } from './account-life';
 import { whatsapp } from '../helpers/provider-accounts';
 import {
   advanceClock,
   api,
-  clinicCampaign,
   createAccount,
-  dataUri,
   expectApiError,
-  png,
   poll,
   Receiver,
   request,
   uniquePhone,
   untilIdle,
-  type TestAccount,
   type TestGateway,
 } from './api-support';
 
@@ -51,118 +48,11 @@ const admin = (gw: TestGateway, method: string, pathname: string) =>
 
 const dist = path.resolve(__dirname, '../../gateway/dist');
 
-interface Life {
-  account: TestAccount;
-  contactId: string;
-  member: Awaited<ReturnType<typeof teamMember>>;
-  /** The receiver of its webhook subscription, which fails every delivery: one waits to be tried again. */
-  failing: Receiver;
-  /** What of the account must be found before its deletion and never after. */
-  traces: Traces;
-}
-
-/**
- * An account with something of everything: a contact on a list, a campaign, a conversation with messages and a kept
- * file, snoozed for a day (its wake-up waits in the job queue), a note, a saved reply, a webhook subscription whose receiver fails (its delivery waits to be tried again), and
- * a member signed in to the console. `tag` makes its words its own.
- */
-async function live(gw: TestGateway, tag: string): Promise<Life> {
-  const account = await consoleAccount(gw);
-  const failing = await Receiver.start(() => ({ status: 500 }));
-  receivers.push(failing);
-  expect(
-    (await api(gw, account, 'POST', 'webhooks', { body: { url: failing.url, events: ['message_received'] } })).status,
-  ).toBe(201);
-  expect((await api(gw, account, 'PUT', 'channels/whatsapp', { body: whatsapp })).status).toBe(200);
-  const contact = (
-    await api(gw, account, 'POST', 'contacts', {
-      body: { firstName: `Wilhelmina${tag}`, phone: uniquePhone(), customFields: { ward: `ward-${tag}-7` } },
-    })
-  ).body;
-  const list = (await api(gw, account, 'POST', 'lists', { body: { name: `Patients ${tag}` } })).body;
-  expect(
-    (await api(gw, account, 'POST', `lists/${list.id}/contacts`, { body: { contactId: contact.id } })).status,
-  ).toBe(201);
-  await clinicCampaign(gw, account);
-  const file = png(12 + tag.length, 12);
-  const chat = await api(gw, account, 'POST', 'incoming_custom_channel_message', {
-    body: {
-      customData: {
-        messageSid: `sid-${tag}-${Date.now()}`,
-        fromId: `visitor-${tag}`,
-        toId: 'clinic',
-        body: `my scan BRAMBLE-${tag}`,
-        mediaUrl: dataUri('image/png', file),
-        mediaContentType: 'image/png',
-        channel: 'web-chat',
-      },
-    },
-  });
-  expect(chat.status).toBe(200);
-  const { conversationId, contactId } = (await api(gw, account, 'GET', `messages/${chat.body.messageId}`)).body;
-  expect(
-    (
-      await api(gw, account, 'POST', `contacts/${contactId}/messages`, {
-        body: { body: `see you at THISTLE-${tag}` },
-        headers: { 'Idempotency-Key': `reply-${tag}` },
-      })
-    ).status,
-  ).toBe(201);
-  // Nothing takes the chat's replies: the contact still waits, until the bot has the conversation again.
-  expect((await api(gw, account, 'POST', `contacts/${contactId}/bot`, { body: { active: true } })).status).toBe(200);
-  const until = new Date(clockOf(gw) + 24 * 60 * 60_000).toISOString();
-  expect((await api(gw, account, 'POST', `conversations/${conversationId}/snooze`, { body: { until } })).status).toBe(
-    200,
-  );
-  expect(
-    (await api(gw, account, 'POST', `conversations/${conversationId}/notes`, { body: { text: `HEATHER-${tag}` } }))
-      .status,
-  ).toBe(201);
-  expect(
-    (await api(gw, account, 'POST', 'saved-replies', { body: { name: `Hours ${tag}`, text: `JUNIPER-${tag}` } }))
-      .status,
-  ).toBe(201);
-  const member = await teamMember(gw, account, 'agent');
-  expect((await withSession(gw, member, 'GET', '/v1/conversations')).status).toBe(200);
-  await failing.waitFor(1);
-  return {
-    account,
-    contactId,
-    member,
-    failing,
-    traces: {
-      'contact name': `Wilhelmina${tag}`,
-      'custom field': `ward-${tag}-7`,
-      'list name': `Patients ${tag}`,
-      'chat text': `BRAMBLE-${tag}`,
-      'team reply': `THISTLE-${tag}`,
-      'team note': `HEATHER-${tag}`,
-      'saved reply': `JUNIPER-${tag}`,
-      'account email': account.email,
-      file,
-    },
-  };
-}
-
-/** The documents of the stopped gateway's store that name `accountId`, but the record of its deletion. */
-async function naming(gw: TestGateway, accountId: string): Promise<string[]> {
-  const { collections } = (await import(path.join(dist, 'domain/collections.js'))) as {
-    collections: Array<{ name: string }>;
-  };
-  const store = await openStoreOf(gw.env);
-  try {
-    const hits: string[] = [];
-    for (const { name } of collections) {
-      if (name === 'account_deletions') continue;
-      for (const doc of await store.scan(name))
-        if (JSON.stringify(doc).includes(accountId)) hits.push(`${name}/${doc.id}`);
-    }
-    for (const status of ['pending', 'running', 'dead'] as const)
-      for (const job of await store.jobs.list(status)) if (job.accountId === accountId) hits.push(`job ${job.kind}`);
-    return hits;
-  } finally {
-    await store.close();
-  }
+/** An account with something of everything (account-life.ts), its failing receiver closed at the end. */
+async function living(gw: TestGateway, tag: string): Promise<Life> {
+  const life = await live(gw, tag);
+  receivers.push(life.failing);
+  return life;
 }
 
 const untilDeleted = (gw: TestGateway, accountId: string) =>
@@ -186,8 +76,8 @@ test('every collection of the store is deleted with its account, or says why it 
 test("deleting an account removes everything of it at once for its users and in the background from the store; another account's data stays", async () => {
   const dataDir = tempDir();
   let gw = await gateway(dataDir);
-  const gone = await live(gw, 'GONE41');
-  const stays = await live(gw, 'STAY52');
+  const gone = await living(gw, 'GONE41');
+  const stays = await living(gw, 'STAY52');
 
   const before = found(await everything(gw), gone.traces);
   for (const what of Object.keys(gone.traces)) expect(before.some((hit) => hit.startsWith(`${what} in `))).toBe(true);
@@ -310,7 +200,7 @@ test('an agency with sub-accounts is refused, ACCOUNT_HAS_SUBACCOUNTS; its grant
 test('a gateway stopped midway through a deletion refuses the account from its start and finishes removing it', async () => {
   const dataDir = tempDir();
   let gw = await gateway(dataDir);
-  const gone = await live(gw, 'HALT63');
+  const gone = await living(gw, 'HALT63');
   // Enough of one collection for several batches.
   for (let i = 0; i < 450; i++)
     await api(gw, gone.account, 'POST', 'contacts', { body: { firstName: `Many${i}`, phone: uniquePhone() } });
