@@ -122,12 +122,14 @@ test("agents are refused every change kept for admins, the agency's credits amon
   for (const [method, pathname, body] of [
     ['POST', '/v1/subaccounts/credits', { email: sub.email, amount: 1_000_000 }],
     ['PUT', '/v1/subaccounts/auto-recharge', { email: sub.email, threshold: 10, amount: 100 }],
+    ['DELETE', `/v1/subaccounts/${sub.id}`, undefined],
   ] as const) {
     const res = await asAgent(method, pathname, body);
     expect({ status: res.status, code: res.body?.error?.code }).toEqual({ status: 403, code: 'FORBIDDEN' });
   }
   expect((await request(gw, 'GET', '/v1/credits', { apiKey: sub.apiKey })).body.balance).toBe(0);
   expect((await request(gw, 'GET', '/v1/credits', { apiKey: agency.apiKey })).body.balance).toBe(before);
+  expect((await request(gw, 'GET', '/v1/subaccounts', { apiKey: agency.apiKey })).body.data).toHaveLength(1);
 });
 
 test('a route the access table does not list cannot be registered', async () => {

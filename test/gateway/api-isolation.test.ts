@@ -726,14 +726,20 @@ describe("B naming one of A's ids is answered as if the id did not exist", () =>
     expect((await funnelOfA()).totals).toEqual(zeros);
   });
 
-  test("an agency naming A's account as its sub-account → 404 SUB_ACCOUNT_NOT_FOUND", async () => {
+  test("an agency naming A's account as its sub-account → 404 SUB_ACCOUNT_NOT_FOUND, deleting it too", async () => {
     const agency = await createAccount(ctx.gw, { type: 'agency' });
-    await sameAsMissing(
-      (id) => api(ctx.gw, agency, 'GET', `subaccounts/${id}/credits`),
-      a.id,
-      'acc_missing',
-      'SUB_ACCOUNT_NOT_FOUND',
-    );
+    for (const [method, tail] of [
+      ['GET', '/credits'],
+      ['DELETE', ''],
+      ['GET', '/deletion'],
+    ] as const)
+      await sameAsMissing(
+        (id) => api(ctx.gw, agency, method, `subaccounts/${id}${tail}`),
+        a.id,
+        'acc_missing',
+        'SUB_ACCOUNT_NOT_FOUND',
+      );
+    expect((await api(ctx.gw, a, 'GET', 'credits')).status).toBe(200);
   });
 
   test("after all of the above, A's records are as they were", async () => {

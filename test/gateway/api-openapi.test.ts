@@ -86,6 +86,8 @@ const ROUTES: Record<string, string[]> = {
   '/credits/history': ['get'],
   '/credits/low-balance': ['put'],
   '/subaccounts': ['get'],
+  '/subaccounts/{id}': ['delete'],
+  '/subaccounts/{id}/deletion': ['get'],
   '/subaccounts/{id}/credits': ['get'],
   '/subaccounts/{id}/credits/history': ['get'],
   '/settings': ['get', 'put'],
@@ -319,7 +321,7 @@ test('every operation has a unique operationId, a tag the document lists, a desc
     }
   }
   expect(new Set(ids).size).toBe(ids.length);
-  expect(ids).toHaveLength(93);
+  expect(ids).toHaveLength(95);
 });
 
 test('each error status lists the codes its operation can answer; the headers of limits and retries are described', () => {

@@ -947,6 +947,7 @@ describe('every other route', () => {
     'GET /v1/credits/history',
     'GET /v1/audit-log',
     'GET /v1/subaccounts',
+    'GET /v1/subaccounts/:id/deletion',
     'GET /v1/subaccounts/:id/credits',
     'GET /v1/subaccounts/:id/credits/history',
     'GET /v1/settings/bot',

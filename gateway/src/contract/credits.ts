@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { success, timestamp } from './shared.js';
+import { nullableTimestamp, success, timestamp } from './shared.js';
 
 const credits = (description: string) => z.number().describe(description);
 
@@ -24,15 +24,15 @@ export const creditEntry = z
   .object({
     id: z.string(),
     kind: z
-      .enum(['grant', 'recharge', 'usage', 'refund', 'granted'])
+      .enum(['grant', 'recharge', 'usage', 'refund', 'granted', 'returned'])
       .describe(
-        "grant: credits an agency granted; recharge: a grant answering the sub-account's auto-recharge request; usage: what a message cost; refund: what a message paid, given back because the gateway withheld it before any channel took it (the contact opted out meanwhile); granted: in an agency's own history, credits it granted to one of its sub-accounts (subAccount)",
+        "grant: credits an agency granted; recharge: a grant answering the sub-account's auto-recharge request; usage: what a message cost; refund: what a message paid, given back because the gateway withheld it before any channel took it (the contact opted out meanwhile); granted: in an agency's own history, credits it granted to one of its sub-accounts (subAccount); returned: in an agency's own history, the unspent balance of a sub-account it deleted (subAccount), come back to it",
       ),
     amount: credits('Credits added or given back (positive), or spent or granted to a sub-account (negative)'),
     balance: z
       .number()
       .nullable()
-      .describe("The balance after it; null on a granted line: a grant does not change the agency's own balance"),
+      .describe("The balance after it; null on a granted or returned line: neither changes the agency's own balance"),
     description: z.string().nullable(),
     messageId: z.string().nullable().describe('usage: the message it paid for; refund: the message it gave back for'),
     messageKind: z
@@ -49,7 +49,7 @@ export const creditEntry = z
         name: z.string().nullable().describe('Its name now; null once it is gone'),
       })
       .nullable()
-      .describe('granted: the sub-account the agency granted the credits to'),
+      .describe('granted: the sub-account the agency granted the credits to; returned: the deleted sub-account'),
     createdAt: timestamp,
   })
   .meta({ id: 'CreditEntry' });
@@ -120,3 +120,21 @@ export const subAccount = z
     createdAt: timestamp,
   })
   .meta({ id: 'SubAccount' });
+
+/**
+ * DELETE /v1/subaccounts/{id} and GET /v1/subaccounts/{id}/deletion (and the operator's DELETE
+ * /admin/v1/accounts/{id}): an account's deletion, gone at once, its data removed in the background.
+ */
+export const accountDeletionAnswer = z
+  .object({
+    accountId: z.string().describe('The deleted account'),
+    status: z.enum(['deleting', 'done']).describe('deleting: its data is being removed; done: all of it is gone'),
+    startedAt: timestamp,
+    finishedAt: nullableTimestamp.describe('When the last of its data went; null while deleting'),
+    removed: z
+      .record(z.string(), z.number())
+      .describe(
+        'What went so far, per collection of the store (contacts, messages, …; files: media files, jobs: jobs that waited)',
+      ),
+  })
+  .meta({ id: 'AccountDeletion' });

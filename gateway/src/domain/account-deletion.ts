@@ -3,8 +3,11 @@ import { ApiError, notFound } from '../errors.js';
 import { now } from '../ids.js';
 import type { Doc, Store } from '../store/store.js';
 import type { Account } from './accounts.js';
+import { returnUnspent } from './credits.js';
 import { newJob, type JobKinds } from './job-kinds.js';
 import type { Media } from './media.js';
+import type { accountDeletionAnswer } from '../contract/credits.js';
+import type { Answer } from '../contract/shared.js';
 
 /**
  * DELETE /admin/v1/accounts/{id}: the operator deletes an account and everything of it (GDPR art. 17; a processor's
@@ -14,7 +17,9 @@ import type { Media } from './media.js';
  * Then a job (`account_deletion`) removes the rest a batch per transaction, collection by collection as OWNERS says,
  * recording in the same transactions where it is and what it removed: a gateway stopped midway resumes where it was
  * when it starts again. The record is kept when done, the account's id and the counts only, for the operator to see
- * it finish (GET /admin/v1/accounts/{id}/deletion).
+ * it finish (GET /admin/v1/accounts/{id}/deletion), and for its agency when it was a sub-account
+ * (GET /v1/subaccounts/{id}/deletion). A sub-account's unspent balance goes back to its agency in that first
+ * transaction: once, however often the deletion is asked or resumed.
  */
 
 /** Documents removed per transaction: an account of any size never holds the store for long. */
@@ -28,6 +33,8 @@ export interface AccountDeletion {
   /** The deleted account's id. */
   id: string;
   status: 'deleting' | 'done';
+  /** The agency it was a sub-account of, which follows its deletion; absent on deletions of earlier versions. */
+  parentId?: string | null;
   startedAt: string;
   finishedAt: string | null;
   /**
@@ -109,14 +116,17 @@ export const OWNERS: ReadonlyArray<readonly [string, Owner]> = [
 /**
  * Starts the deletion (202): the account is gone at once, its data goes in the background. Refused while it is an
  * agency with sub-accounts. An account being deleted answers its deletion again (and its job is queued again, should
- * it have died); an id never known, 404.
+ * it have died); an id never known, 404. With `agencyId` (an agency deleting its sub-account), any account that is not
+ * or was not one of that agency's answers exactly like a missing sub-account, and nothing happens.
  */
-export async function deleteAccount(store: Store, accountId: string): Promise<AccountDeletion> {
+export async function deleteAccount(store: Store, accountId: string, agencyId?: string): Promise<AccountDeletion> {
+  const missing = () => (agencyId === undefined ? notFound('Account') : notFound('Sub-account'));
   const deletion = await store.transact(async (tx) => {
     const account = await tx.lock<Account>('accounts', accountId);
+    if (agencyId !== undefined && account && account.parentId !== agencyId) throw missing();
     if (!account) {
       const earlier = await tx.get<AccountDeletion>(DELETIONS, accountId);
-      if (!earlier) throw notFound('Account');
+      if (!earlier || (agencyId !== undefined && earlier.parentId !== agencyId)) throw missing();
       if (earlier.status === 'deleting') await tx.enqueue(deletionJob(accountId));
       return earlier;
     }
@@ -130,10 +140,13 @@ export async function deleteAccount(store: Store, accountId: string): Promise<Ac
       );
     }
     await tx.remove('accounts', accountId);
+    // In the transaction that removes the account: a retry, a restart or a second deletion finds no balance to return.
+    await returnUnspent(tx, account);
     await tx.enqueue(deletionJob(accountId));
     return tx.insert<AccountDeletion>(DELETIONS, {
       id: accountId,
       status: 'deleting',
+      parentId: account.parentId,
       startedAt: now(),
       finishedAt: null,
       step: 0,
@@ -152,6 +165,27 @@ export async function accountDeletion(store: Store, accountId: string): Promise<
   if (!deletion) throw notFound('Account deletion', 'No deletion of this account');
   return deletion;
 }
+
+/**
+ * The deletion of one of the agency's sub-accounts, as the agency follows it. Another agency's, or any other account,
+ * answers exactly like a missing sub-account; one of its own not deleted, 404 SUB_ACCOUNT_DELETION_NOT_FOUND.
+ */
+export async function subAccountDeletion(store: Store, agencyId: string, accountId: string): Promise<AccountDeletion> {
+  const deletion = await store.get<AccountDeletion>(DELETIONS, accountId);
+  if (deletion?.parentId === agencyId) return deletion;
+  const account = await store.get<Account>('accounts', accountId);
+  if (account?.parentId !== agencyId) throw notFound('Sub-account');
+  throw notFound('Sub-account deletion', 'This sub-account is not being deleted');
+}
+
+/** A deletion as the operator and the agency follow it: the account's id, whether its data is gone yet, what went. */
+export const publicDeletion = (d: AccountDeletion): Answer<typeof accountDeletionAnswer> => ({
+  accountId: d.id,
+  status: d.status,
+  startedAt: d.startedAt,
+  finishedAt: d.finishedAt,
+  removed: d.removed,
+});
 
 /** The job of a deletion: queued without an account, so that removing the account's jobs leaves it. */
 const deletionJob = (accountId: string) =>

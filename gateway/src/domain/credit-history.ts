@@ -14,8 +14,11 @@ import { canonicalZone, instantAt, offsetAt } from './time-zone.js';
  * last UTC days that fall outside its local days: never the account's whole history.
  */
 
-/** The kinds an entry of the history shows (the contract's), `granted` being an agency's grant to a sub-account. */
-export const HISTORY_KINDS = ['grant', 'recharge', 'usage', 'refund', 'granted'] as const;
+/**
+ * The kinds an entry of the history shows (the contract's), `granted` being an agency's grant to a sub-account and
+ * `returned` a deleted sub-account's unspent balance come back to its agency.
+ */
+export const HISTORY_KINDS = ['grant', 'recharge', 'usage', 'refund', 'granted', 'returned'] as const;
 export type HistoryKind = (typeof HISTORY_KINDS)[number];
 
 /** The longest range of days a filtered history covers, as for a funnel. */

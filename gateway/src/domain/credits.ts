@@ -14,7 +14,8 @@ import type { Message } from './messages.js';
 export interface CreditTransaction {
   id: string;
   accountId: string;
-  kind: 'grant' | 'usage' | 'refund';
+  /** `returned`: in an agency's ledger, the unspent balance of a sub-account it deleted, come back to it. */
+  kind: 'grant' | 'usage' | 'refund' | 'returned';
   amountCents: number;
   balanceCents: number;
   description: string | null;
@@ -26,6 +27,8 @@ export interface CreditTransaction {
   channel?: string | null;
   /** A grant that answered the sub-account's auto-recharge request (made while it was pending). */
   recharge?: boolean;
+  /** A `returned` entry: the deleted sub-account whose balance it was. */
+  subAccountId?: string;
   createdAt: string;
   /** The UTC day of createdAt: the history's filter by dates finds an entry by it (domain/credit-history.ts). */
   day?: string;
@@ -94,6 +97,29 @@ export async function grantCredits(
     await within(tx, granted);
     return granted;
   });
+}
+
+/**
+ * A sub-account being deleted, in the transaction that removes it: what it had not spent comes back to its agency as
+ * a `returned` line of the agency's history, naming it by id. As a grant does not debit the agency, this credits no
+ * balance of the agency's: the line's balance is null, as a `granted` line's.
+ */
+export async function returnUnspent(tx: Tx, sub: Account): Promise<void> {
+  if (!sub.parentId || sub.balanceCents <= 0) return;
+  const agency = await tx.get<Account>('accounts', sub.parentId);
+  if (!agency) return;
+  await tx.insert<CreditTransaction>('transactions', {
+    id: newId('ctx'),
+    accountId: agency.id,
+    kind: 'returned',
+    amountCents: sub.balanceCents,
+    balanceCents: agency.balanceCents,
+    description: 'Unspent balance of a deleted sub-account',
+    grantedBy: null,
+    subAccountId: sub.id,
+    ...dated(),
+  });
+  creditsChanged(tx, agency.id);
 }
 
 /**
@@ -189,7 +215,7 @@ export const isLow = (a: Account) =>
 
 /**
  * A history entry as the API shows it: a grant, a recharge (a grant answering auto-recharge), a message's cost, its
- * refund, or in an agency's history a grant it made to a sub-account.
+ * refund, or in an agency's history a grant it made to a sub-account or a deleted sub-account's unspent balance.
  */
 export function publicEntry(t: HistoryLine): Answer<typeof creditEntry> {
   const usage = t.kind === 'usage';
@@ -199,14 +225,15 @@ export function publicEntry(t: HistoryLine): Answer<typeof creditEntry> {
   const author = ofMessage ? (t.author ?? described?.[1] ?? null) : null;
   return {
     id: t.id,
-    kind: ofMessage || t.kind === 'granted' ? t.kind : t.recharge ? 'recharge' : 'grant',
+    kind: ofMessage || t.kind === 'granted' || t.kind === 'returned' ? t.kind : t.recharge ? 'recharge' : 'grant',
     amount: toCredits(t.amountCents),
-    balance: t.kind === 'granted' ? null : toCredits(t.balanceCents),
+    balance: t.kind === 'granted' || t.kind === 'returned' ? null : toCredits(t.balanceCents),
     description: t.description,
     messageId: t.messageId ?? null,
     messageKind: isMessageKind(author) ? author : null,
     channel: ofMessage ? (t.channel ?? described?.[2] ?? null) : null,
-    subAccount: t.grantedTo ?? null,
+    // A returned line's sub-account is gone: its id alone names it.
+    subAccount: t.grantedTo ?? (t.subAccountId ? { id: t.subAccountId, name: null } : null),
     createdAt: t.createdAt,
   };
 }

@@ -78,6 +78,8 @@ export const ROUTE_ACCESS: Readonly<Record<string, Readonly<Partial<Record<HttpM
   // The API: what only admins and the owner change.
   '/v1/credits/low-balance': { PUT: 'admins' },
   '/v1/subaccounts': { GET: 'admins' },
+  '/v1/subaccounts/:id': { DELETE: 'admins' },
+  '/v1/subaccounts/:id/deletion': { GET: 'admins' },
   '/v1/subaccounts/:id/credits': { GET: 'admins' },
   '/v1/subaccounts/:id/credits/history': { GET: 'admins' },
   '/v1/subaccounts/credits': { POST: 'admins' },

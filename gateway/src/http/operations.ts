@@ -29,6 +29,7 @@ import {
   grant,
   lowBalanceAnswer,
   subAccount,
+  accountDeletionAnswer,
 } from '../contract/credits.js';
 import { importAnswer, list, listAddition } from '../contract/lists.js';
 import {
@@ -997,6 +998,30 @@ export const OPERATIONS: Record<string, Partial<Record<'get' | 'post' | 'put' | 
       paged: true,
       answers: { 200: page(subAccount) },
       errors: { 403: ['NOT_AGENCY'] },
+    },
+  },
+  '/subaccounts/{id}': {
+    delete: {
+      id: 'deleteSubAccount',
+      tag: 'Credits',
+      summary: 'Delete a sub-account and all its data',
+      description:
+        "The sub-account is gone at once, as an account that never was: its API key is 401, its team's console sessions end, its channels' webhooks and jobs stop. Its data (contacts, conversations, messages and files, lists, campaigns, notes, webhooks, members, its credit history) then goes in the background; GET /subaccounts/{id}/deletion says when it is done. " +
+        "Its unspent balance comes back to the agency once, as a returned line of the agency's credit history naming it by id; the agency's granted lines naming it stay. " +
+        'Asked again: the same deletion (202 while deleting, 200 once done), nothing returned twice. Owner and admins; agents 403 FORBIDDEN.',
+      answers: { 200: accountDeletionAnswer, 202: accountDeletionAnswer },
+      errors: { 403: ['NOT_AGENCY'], ...notFound('SUB_ACCOUNT'), 409: ['ACCOUNT_HAS_SUBACCOUNTS'] },
+    },
+  },
+  '/subaccounts/{id}/deletion': {
+    get: {
+      id: 'getSubAccountDeletion',
+      tag: 'Credits',
+      summary: "A deleted sub-account's deletion",
+      description:
+        'Whether its data is gone yet (status deleting or done) and what went, per collection. 404 SUB_ACCOUNT_DELETION_NOT_FOUND for a sub-account of the agency not deleted.',
+      answers: { 200: accountDeletionAnswer },
+      errors: { 403: ['NOT_AGENCY'], 404: ['SUB_ACCOUNT_NOT_FOUND', 'SUB_ACCOUNT_DELETION_NOT_FOUND'] },
     },
   },
   '/subaccounts/{id}/credits': {

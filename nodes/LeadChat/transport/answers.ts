@@ -447,13 +447,13 @@ export interface components {
     CreditEntry: {
       id: string;
       /**
-       * @description grant: credits an agency granted; recharge: a grant answering the sub-account's auto-recharge request; usage: what a message cost; refund: what a message paid, given back because the gateway withheld it before any channel took it (the contact opted out meanwhile); granted: in an agency's own history, credits it granted to one of its sub-accounts (subAccount)
+       * @description grant: credits an agency granted; recharge: a grant answering the sub-account's auto-recharge request; usage: what a message cost; refund: what a message paid, given back because the gateway withheld it before any channel took it (the contact opted out meanwhile); granted: in an agency's own history, credits it granted to one of its sub-accounts (subAccount); returned: in an agency's own history, the unspent balance of a sub-account it deleted (subAccount), come back to it
        * @enum {string}
        */
-      kind: 'grant' | 'recharge' | 'usage' | 'refund' | 'granted';
+      kind: 'grant' | 'recharge' | 'usage' | 'refund' | 'granted' | 'returned';
       /** @description Credits added or given back (positive), or spent or granted to a sub-account (negative) */
       amount: number;
-      /** @description The balance after it; null on a granted line: a grant does not change the agency's own balance */
+      /** @description The balance after it; null on a granted or returned line: neither changes the agency's own balance */
       balance: number | null;
       description: string | null;
       /** @description usage: the message it paid for; refund: the message it gave back for */
@@ -462,7 +462,7 @@ export interface components {
       messageKind: ('campaign' | 'follow_up' | 'bot' | 'team' | 'api') | null;
       /** @description usage and refund: the conversation's channel: sms, whatsapp, messenger, instagram or custom:<label> */
       channel: string | null;
-      /** @description granted: the sub-account the agency granted the credits to */
+      /** @description granted: the sub-account the agency granted the credits to; returned: the deleted sub-account */
       subAccount: {
         id: string;
         /** @description Its name now; null once it is gone */

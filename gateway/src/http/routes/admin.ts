@@ -8,7 +8,7 @@ import {
   rotateApiKey,
   type Account,
 } from '../../domain/accounts.js';
-import { accountDeletion, deleteAccount, type AccountDeletion } from '../../domain/account-deletion.js';
+import { accountDeletion, deleteAccount, publicDeletion } from '../../domain/account-deletion.js';
 import { inviteMember } from '../../domain/members.js';
 import { invitationView } from './members.js';
 import { backupRoutes } from './backup.js';
@@ -146,13 +146,4 @@ const publicJob = (j: Job) => ({
   lastError: j.lastError,
   createdAt: j.createdAt,
   updatedAt: j.updatedAt,
-});
-
-/** A deletion as the operator follows it: the account's id, whether its data is gone yet, and what went. */
-const publicDeletion = (d: AccountDeletion) => ({
-  accountId: d.id,
-  status: d.status,
-  startedAt: d.startedAt,
-  finishedAt: d.finishedAt,
-  removed: d.removed,
 });

@@ -1,9 +1,16 @@
 import type { Gateway } from '../../context.js';
+import { deleteAccount, publicDeletion, subAccountDeletion } from '../../domain/account-deletion.js';
 import { setAutoRecharge } from '../../domain/auto-recharge.js';
 import { historyPage } from '../../domain/credit-history.js';
 import { creditsOf } from '../../domain/credits-answer.js';
 import { grantCredits, publicEntry, setLowBalanceThreshold, type HistoryLine } from '../../domain/credits.js';
-import { publicSubAccount, subAccountCredits, subAccountHistory, subAccountsOf } from '../../domain/subaccounts.js';
+import {
+  publicSubAccount,
+  requireAgency,
+  subAccountCredits,
+  subAccountHistory,
+  subAccountsOf,
+} from '../../domain/subaccounts.js';
 import { idempotentAnswer } from '../idempotent-answer.js';
 import { keyInHeaderOnly } from '../middleware/auth.js';
 import { jsonBody } from '../middleware/json-body.js';
@@ -41,6 +48,24 @@ export function creditsRoutes(v1: Routes, gw: Gateway): void {
 
   route(v1, '/subaccounts', {
     get: accountPage(gw, (agency, _req, page) => subAccountsOf(gw.store, agency, page), publicSubAccount),
+  });
+
+  // The operator's deletion, asked by the agency of its own sub-account: gone at once, its data in the background.
+  route(v1, '/subaccounts/:id', {
+    delete: async (req, res) => {
+      const agency = accountOf(res);
+      requireAgency(agency);
+      const deletion = await deleteAccount(gw.store, String(req.params.id), agency.id);
+      res.status(deletion.status === 'done' ? 200 : 202).json(publicDeletion(deletion));
+    },
+  });
+
+  route(v1, '/subaccounts/:id/deletion', {
+    get: async (req, res) => {
+      const agency = accountOf(res);
+      requireAgency(agency);
+      await sendDurable(gw, res, publicDeletion(await subAccountDeletion(gw.store, agency.id, String(req.params.id))));
+    },
   });
 
   route(v1, '/subaccounts/:id/credits', {
