@@ -16,8 +16,9 @@ import { consoleAccount, signIn, withSession, type ConsoleAccount } from './supp
 
 /**
  * The Agency page in a real browser: an agency's sub-accounts with balances and auto-recharge rules; credits granted
- * and a rule set from the page, which the history and the API then show; a standard account has no such page in
- * its navigation and the API refuses it; names holding markup shown as text; axe-core and screenshots.
+ * and a rule set from the page, which the history and the API then show; a sub-account deleted once its email is
+ * typed; a standard account has no such page in its navigation and the API refuses it; names holding markup shown
+ * as text; axe-core and screenshots.
  */
 jest.setTimeout(60_000);
 
@@ -58,6 +59,7 @@ test('an agency reaches Agency from the navigation: its sub-accounts with balanc
     '0.00',
     'Off',
     'History',
+    'Delete sub-account',
   ]);
   expect(await page.locator('main img').count()).toBe(0);
   expect(await scriptRan(page)).toBe(false);
@@ -190,6 +192,71 @@ test("auto-recharge set from the page shows in the table; the form shows the cho
     () => (document.querySelector('input[name="recharge-enabled"]') as HTMLInputElement).checked,
   );
   expect(await recharge.getByLabel('When the balance is below').inputValue()).toBe('5');
+});
+
+test("a sub-account deleted from its row once its email is typed: gone from the page and the API, its credits back in the agency's history", async () => {
+  const leaving = await consoleAccount(gw, { parentEmail: agency.email, name: 'Leaving Optics' });
+  await request(gw, 'POST', '/v1/subaccounts/credits', {
+    apiKey: agency.apiKey,
+    body: { email: leaving.email, amount: 4.5 },
+  });
+  const contact = await request(gw, 'POST', '/v1/contacts', {
+    apiKey: leaving.apiKey,
+    body: { firstName: 'Lena', email: 'lena@optics.example' },
+  });
+  expect(contact.status).toBe(201);
+  await page.goto(url('/console/agency'));
+  const leavingRow = row(page, leaving.id);
+  const deleteButton = leavingRow.getByRole('button', { name: 'Delete sub-account Leaving Optics' });
+  const asked = page.getByRole('group', { name: 'Delete sub-account Leaving Optics' });
+  // Cancelled, the question goes and the focus is back on the row's button.
+  await deleteButton.click();
+  await asked.getByRole('button', { name: 'Cancel' }).click();
+  await asked.waitFor({ state: 'detached' });
+  expect(await deleteButton.evaluate((el) => el === document.activeElement)).toBe(true);
+  await deleteButton.click();
+  expect(await asked.textContent()).toContain('Its unspent 4.50 credits come back to your credit history.');
+  const typed = asked.getByLabel(`Type ${leaving.email} to confirm`);
+  // The field to type in has the focus; the button does nothing until it holds the email.
+  expect(await typed.evaluate((el) => el === document.activeElement)).toBe(true);
+  const confirm = asked.getByRole('button', { name: 'Delete it and all its data' });
+  await typed.fill(subs[1]!.email);
+  // Pressed anyway (a button said unavailable is still pressed by a mouse): nothing happens.
+  await confirm.click({ force: true });
+  await typed.press('Enter');
+  expect(await confirm.getAttribute('aria-disabled')).toBe('true');
+  expect(await seriousViolations(page)).toEqual([]);
+  await screenshot(page, 'agency-delete-sub-account');
+  expect((await request(gw, 'GET', `/v1/contacts/${contact.body.id}`, { apiKey: leaving.apiKey })).status).toBe(200);
+  expect((await request(gw, 'GET', '/v1/credits', { apiKey: subs[1]!.apiKey })).status).toBe(200);
+
+  // Case and spaces aside, the email it is.
+  await typed.fill(` ${leaving.email.toUpperCase()} `);
+  await confirm.click();
+  await page
+    .getByRole('region', { name: 'Sub-accounts' })
+    .getByRole('status')
+    .filter({ hasText: `Leaving Optics (${leaving.email}) is deleted: its data is being removed.` })
+    .waitFor();
+  await leavingRow.waitFor({ state: 'detached' });
+  expect(await row(page, subs[0]!.id).count()).toBe(1);
+  expect((await request(gw, 'GET', `/v1/contacts/${contact.body.id}`, { apiKey: leaving.apiKey })).status).toBe(401);
+  expect(
+    (await request(gw, 'GET', '/v1/subaccounts', { apiKey: agency.apiKey })).body.data.map((s: { id: string }) => s.id),
+  ).not.toContain(leaving.id);
+
+  // The agency's own Credits page: the balance come back, naming the sub-account by its id.
+  await page.getByRole('navigation').getByRole('link', { name: 'Credits' }).click();
+  const history = page.getByRole('region', { name: 'History' });
+  await history.getByLabel('Show').selectOption('returned');
+  const line = history.locator('tbody tr', { hasText: 'returned by deleted sub-account' });
+  await line.waitFor();
+  expect((await line.locator('td').allTextContents()).slice(1, 3)).toEqual([
+    `Unspent, returned by deleted sub-account ${leaving.id}`,
+    '+4.5',
+  ]);
+  await page.getByRole('navigation').getByRole('link', { name: 'Agency' }).click();
+  await row(page, subs[0]!.id).waitFor();
 });
 
 test('readable at phone width', async () => {

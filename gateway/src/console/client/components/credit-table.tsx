@@ -6,7 +6,7 @@ export interface CreditLine {
   what: string;
   /** The amount and the balance after it, as the page writes credits; the amount is signed here. */
   amount: number;
-  /** None on an agency's grant to a sub-account: it does not change the agency's balance. */
+  /** None on an agency's grant to a sub-account, or a deleted one's balance come back: neither changes the agency's. */
   balance: number | null;
   note: string;
   kind?: string;

@@ -1,8 +1,11 @@
 import { useCallback, useRef, useState } from 'preact/hooks';
 import type { PageOf, SubAccount } from '../../answers.js';
-import { get } from '../../api.js';
+import { call, get } from '../../api.js';
+import { useAction } from '../../components/action.js';
+import { FormStatus } from '../../components/form.js';
 import { useLiveReload } from '../../live-reload.js';
 import { Panel } from '../../components/form.js';
+import { credits } from './labels.js';
 import { Loading } from '../../components/load.js';
 import { PageTitle } from '../../components/shell.js';
 import type { SessionInfo } from '../../session.js';
@@ -21,6 +24,7 @@ export function AgencyPage(_props: { session: SessionInfo }) {
   const [error, setError] = useState<string | undefined>(undefined);
   const [selected, setSelected] = useState<string | undefined>(undefined);
   const [version, setVersion] = useState(0);
+  const deleting = useAction();
 
   /** Reads the sub-accounts again, as many as were shown, so a grant's new balance shows in its row. */
   const load = useCallback(async (shown = 0, cursor?: string | null) => {
@@ -51,6 +55,18 @@ export function AgencyPage(_props: { session: SessionInfo }) {
     setVersion((v) => v + 1);
     void load(subs.length);
   };
+  // Gone at once for the API: its row goes, the history shown moves to another, and the list is read again.
+  const remove = (gone: SubAccount) =>
+    deleting.run(
+      () => call('DELETE', `/v1/subaccounts/${encodeURIComponent(gone.id)}`),
+      `${gone.name} (${gone.email}) is deleted: its data is being removed.${gone.balance > 0 ? ` Its unspent ${credits(gone.balance)} credits are back in your credit history.` : ''}`,
+      () => {
+        const left = subs.filter((s) => s.id !== gone.id);
+        setSubs(left);
+        if (selected === gone.id) setSelected(left[0]?.id);
+        void load(left.length);
+      },
+    );
   const sub = subs.find((s) => s.id === selected);
   return (
     <>
@@ -59,8 +75,15 @@ export function AgencyPage(_props: { session: SessionInfo }) {
         {subs.length === 0 ? (
           <p>No sub-account yet: the gateway's operator creates them with this agency as parent.</p>
         ) : (
-          <SubAccountTable subs={subs} selected={selected} onSelect={setSelected} />
+          <SubAccountTable
+            subs={subs}
+            selected={selected}
+            onSelect={setSelected}
+            deleting={deleting.busy}
+            onDelete={remove}
+          />
         )}
+        <FormStatus error={deleting.error} done={deleting.done} />
         {next && (
           <button type="button" class="secondary" onClick={() => void load(0, next)}>
             Show more sub-accounts

@@ -9,7 +9,7 @@ import { Button } from '../../components/button.js';
 
 const PAGE = 50;
 
-/** The kinds the history is filtered by (GET …/credits/history?kind=); `granted` on an agency's own only. */
+/** The kinds the history is filtered by (GET …/credits/history?kind=); `granted`, `returned` on an agency's own only. */
 const KINDS: Array<[string, string]> = [
   ['', 'All entries'],
   ['grant', 'Grants'],
@@ -17,14 +17,17 @@ const KINDS: Array<[string, string]> = [
   ['usage', 'Usage'],
   ['refund', 'Refunds'],
 ];
-const GRANTED: [string, string] = ['granted', 'Granted to sub-accounts'];
+const AGENCY: Array<[string, string]> = [
+  ['granted', 'Granted to sub-accounts'],
+  ['returned', 'Returned by deleted sub-accounts'],
+];
 
 /**
  * A credit history, newest first, a page at a time: grants, recharges and what each message cost, by its kind and
  * channel. The account's own (GET /v1/credits/history) unless `path` names a sub-account's; read again from the top
  * when the stream tells credits changed, or when `version` changes (the agency granted). One kind at a time when
- * the user picks one; `granted` adds an agency's grants to its sub-accounts to the kinds. Times are the browser's,
- * and the page names its time zone.
+ * the user picks one; `granted` adds to the kinds an agency's grants to its sub-accounts and the balances of those it
+ * deleted. Times are the browser's, and the page names its time zone.
  */
 export function HistoryTable(props: {
   path?: string;
@@ -61,7 +64,7 @@ export function HistoryTable(props: {
     <div class="field">
       <label for="credit-history-kind">Show</label>
       <select id="credit-history-kind" value={kind} onChange={(e) => setKind(e.currentTarget.value)}>
-        {(props.granted ? [...KINDS, GRANTED] : KINDS).map(([value, label]) => (
+        {(props.granted ? [...KINDS, ...AGENCY] : KINDS).map(([value, label]) => (
           <option key={value} value={value}>
             {label}
           </option>
@@ -87,7 +90,7 @@ export function HistoryTable(props: {
         lines={entries.map((e) => ({
           ...e,
           what: entryText(e),
-          note: e.kind === 'usage' ? '' : (e.description ?? ''),
+          note: e.kind === 'usage' || e.kind === 'returned' ? '' : (e.description ?? ''),
         }))}
       />
       {next && (

@@ -24,11 +24,12 @@ const channelText = (key: string) =>
 
 /**
  * What an entry of the history is, in words: "Grant", "Recharge", "Bot reply on SMS", "Refund: Team reply on SMS",
- * "Granted to Acme Dental".
+ * "Granted to Acme Dental", "Unspent, returned by deleted sub-account acc_…".
  */
 export function entryText(e: CreditEntry): string {
   if (e.kind === 'grant') return 'Grant';
   if (e.kind === 'granted') return `Granted to ${e.subAccount?.name ?? e.subAccount?.id ?? 'a sub-account'}`;
+  if (e.kind === 'returned') return `Unspent, returned by deleted sub-account ${e.subAccount?.id ?? ''}`.trim();
   if (e.kind === 'recharge') return 'Recharge';
   const what = e.messageKind ? MESSAGE_KIND[e.messageKind] : 'Usage';
   const message = e.channel ? `${what} on ${channelText(e.channel)}` : what;
