@@ -200,6 +200,13 @@ test("a sub-account deleted from its row once its email is typed: gone from the 
     apiKey: agency.apiKey,
     body: { email: leaving.email, amount: 4.5 },
   });
+  // One deleted elsewhere (another admin, a call of the agency's own) goes from the page as it is shown.
+  const quiet = await createAccount(gw, { parentEmail: agency.email, name: 'Quiet Studio' });
+  await page.goto(url('/console/agency'));
+  await row(page, quiet.id).waitFor();
+  expect((await request(gw, 'DELETE', `/v1/subaccounts/${quiet.id}`, { apiKey: agency.apiKey })).status).toBe(202);
+  await row(page, quiet.id).waitFor({ state: 'detached' });
+
   const contact = await request(gw, 'POST', '/v1/contacts', {
     apiKey: leaving.apiKey,
     body: { firstName: 'Lena', email: 'lena@optics.example' },

@@ -102,10 +102,13 @@ export async function grantCredits(
 /**
  * A sub-account being deleted, in the transaction that removes it: what it had not spent comes back to its agency as
  * a `returned` line of the agency's history, naming it by id. As a grant does not debit the agency, this credits no
- * balance of the agency's: the line's balance is null, as a `granted` line's.
+ * balance of the agency's: the line's balance is null, as a `granted` line's. The agency's consoles are told, with
+ * credits left or none: their list of sub-accounts loses it.
  */
 export async function returnUnspent(tx: Tx, sub: Account): Promise<void> {
-  if (!sub.parentId || sub.balanceCents <= 0) return;
+  if (!sub.parentId) return;
+  creditsChanged(tx, sub.parentId);
+  if (sub.balanceCents <= 0) return;
   const agency = await tx.get<Account>('accounts', sub.parentId);
   if (!agency) return;
   await tx.insert<CreditTransaction>('transactions', {
@@ -119,7 +122,6 @@ export async function returnUnspent(tx: Tx, sub: Account): Promise<void> {
     subAccountId: sub.id,
     ...dated(),
   });
-  creditsChanged(tx, agency.id);
 }
 
 /**
