@@ -32,8 +32,8 @@ export interface Life {
 /**
  * An account with something of everything: a contact on a list, a campaign, a conversation with messages and a kept
  * file, snoozed for a day (its wake-up waits in the job queue), a note, a saved reply, a webhook subscription whose
- * receiver fails (its delivery waits to be tried again), and a member signed in to the console. `tag` makes its words its own; `account` is made a standard one unless given (a
- * sub-account). The receiver is the caller's to close.
+ * receiver fails (its delivery waits to be tried again), and a member signed in to the console. `tag` makes its words
+ * its own; `account` is made a standard one unless given (a sub-account). The receiver is the caller's to close.
  */
 export async function live(gw: TestGateway, tag: string, account?: TestAccount): Promise<Life> {
   account ??= await consoleAccount(gw);

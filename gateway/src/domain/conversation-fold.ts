@@ -12,14 +12,13 @@ const theirsIsLater = (theirs: string | undefined, mine: string | undefined, the
   (theirs ?? '') > (mine ?? '') || (theirs !== undefined && theirs === mine && theyWroteLast);
 
 /**
- * A merge folds the duplicate's conversation on a channel into this contact's conversation there: one exchange with
- * one person, which reads as if every message had come to it. Its last message, the contact's latest word, the
- * unread and failed counts and the bot's answers counted against its reply limit are both's; a hand-off in either stands (a person was asked for: the team must still see
- * who waits, and the bot stays quiet), and a contact waiting for a person in either waits since the earlier wait
- * began, reminded of once; a member who had either has it; a conversation still going opens a closed one again; it
- * stays snoozed only when both were, until the earlier time. This
- * conversation's follow-ups stop when the contact wrote in the other after its last message (a reply stops them); its
- * opening stands.
+ * A merge folds the duplicate's conversation on a channel into this contact's conversation there: one exchange with one
+ * person, which reads as if every message had come to it. Its last message, the contact's latest word, the unread and
+ * failed counts and the bot's answers counted against its reply limit are both's; a hand-off in either stands (a person
+ * was asked for: the team must still see who waits, and the bot stays quiet), and a contact waiting for a person in
+ * either waits since the earlier wait began, reminded of once; a member who had either has it; a conversation still
+ * going opens a closed one again; it stays snoozed only when both were, until the earlier time. This conversation's
+ * follow-ups stop when the contact wrote in the other after its last message (a reply stops them); its opening stands.
  */
 export async function foldConversation(tx: Tx, into: Conversation, from: Conversation): Promise<Conversation> {
   const theyWroteLast = (from.lastIncomingAt ?? '') > (into.lastIncomingAt ?? '');

@@ -2,7 +2,8 @@ import type { Change, Tx } from '../store/store.js';
 
 /**
  * What the console hears of an account's business hours: that they (or its reminders, which wait for them) were set,
- * changed or taken off, so the inbox's status of them follows at once on every open tab. Which hours, and whether the team is out, is read again.
+ * changed or taken off, so the inbox's status of them follows at once on every open tab. Which hours, and whether the
+ * team is out, is read again.
  */
 const HOURS = 'hours';
 

@@ -2,10 +2,11 @@ import type { Change, Json, Tx } from '../store/store.js';
 
 /**
  * What the inbox hears of a transaction, conversation by conversation: the messages it added and the statuses they
- * reached, the team's notes added and deleted, who has the conversation, how it stands, and its snooze running out. Published once per
- * conversation per transaction (a conversation written five times by one incoming message is told once, as it ends up),
- * and only when something the inbox shows changed: the engine's own bookkeeping (a follow-up scheduled) tells nothing.
- * Ids and short words only: whoever is told reads the rest through /v1, under the rules of its role.
+ * reached, the team's notes added and deleted, who has the conversation, how it stands, and its snooze running out.
+ * Published once per conversation per transaction (a conversation written five times by one incoming message is told
+ * once, as it ends up), and only when something the inbox shows changed: the engine's own bookkeeping (a follow-up
+ * scheduled) tells nothing. Ids and short words only: whoever is told reads the rest through /v1, under the rules of
+ * its role.
  */
 
 /** What the inbox shows of a conversation, as conversations.ts reads it from one. */

@@ -9,7 +9,9 @@ import { Button } from '../../components/button.js';
 
 const PAGE = 50;
 
-/** The kinds the history is filtered by (GET …/credits/history?kind=); `granted`, `returned` on an agency's own only. */
+/**
+ * The kinds the history is filtered by (GET …/credits/history?kind=); `granted`, `returned` on an agency's own only.
+ */
 const KINDS: Array<[string, string]> = [
   ['', 'All entries'],
   ['grant', 'Grants'],

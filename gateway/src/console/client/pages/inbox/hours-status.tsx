@@ -18,9 +18,10 @@ const HOURS_PATH = '/console/api/business-hours';
 const AFTER_CHANGE_MS = 1_000;
 
 /**
- * Says, quietly, while the team is out of its business hours what that means for a contact handed off now and for
- * the team's reminders (when it has them on); nothing in hours, nor for an account without hours. Read again when the hours open or close,
- * and when the stream tells they were changed (hours.updated). The gateway judges the hours on its own clock.
+ * Says, quietly, while the team is out of its business hours what that means for a contact handed off now and for the
+ * team's reminders (when it has them on); nothing in hours, nor for an account without hours. Read again when the hours
+ * open or close, and when the stream tells they were changed (hours.updated). The gateway judges the hours on its own
+ * clock.
  */
 export function HoursStatus() {
   const [now, setNow] = useState<HoursNow | undefined>(undefined);
