@@ -41,8 +41,8 @@ export function simplifyContact(contact: Partial<Contact> & IDataObject): IDataO
 }
 
 /**
- * A conversation as the inbox shows it: whose, where, its state, whether it waits for the team, and its last
- * message, in 13 keys instead of 22 with nested objects.
+ * A conversation as the inbox shows it: whose, where, its state, whether it waits for the team or is snoozed, and its
+ * last message, in 14 keys instead of 26 with nested objects.
  */
 export function simplifyConversation(conversation: Partial<Conversation> & IDataObject): IDataObject {
   const last = conversation.lastMessage;
@@ -57,6 +57,7 @@ export function simplifyConversation(conversation: Partial<Conversation> & IData
     assigneeId: conversation.assigneeId,
     needsReply: conversation.needsReply,
     unread: conversation.unread,
+    snoozedUntil: conversation.snoozedUntil ?? null,
     lastMessage: last ? last.body : null,
     lastMessageFrom: last ? (last.direction === 'incoming' ? 'contact' : (last.author ?? 'team')) : null,
     lastActivityAt: conversation.lastActivityAt,
