@@ -129,7 +129,8 @@ describe('in the browser', () => {
     let refusals = 0;
     // While the gateway restarts behind a proxy: the inbox's read finds the connection refused, then the proxy's own
     // page.
-    const inboxRead = (url: URL) => url.pathname === '/v1/conversations' && url.search === '?limit=25&needsReply=true';
+    const inboxRead = (url: URL) =>
+      url.pathname === '/v1/conversations' && url.search === '?limit=25&snoozed=false&needsReply=true';
     await p.route(inboxRead, async (route) => {
       refusals += 1;
       if (refusals === 1) return route.abort('connectionrefused');
