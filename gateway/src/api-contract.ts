@@ -81,6 +81,7 @@ export const AUDIT_ACTIONS = [
   'contact.exported',
   'contact.erased',
   'contact.merged',
+  'subaccount.deleted',
   'console.signed_in',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

@@ -68,9 +68,13 @@ const history = async (gw: TestGateway, agency: TestAccount, kind: string) =>
 const balanceOf = async (gw: TestGateway, agency: TestAccount, subId: string): Promise<number> =>
   (await api(gw, agency, 'GET', `subaccounts/${subId}/credits`, { query: { transactions: 'false' } })).body.balance;
 
-/** The agency's own records that name its deleted sub-account: its grants to it, and the balance come back. */
+/**
+ * The agency's own records that name its deleted sub-account: its grants to it, the balance come back, and its audit
+ * log's entry of the deletion.
+ */
 const agencyRecord = (agency: TestAccount) => (collection: string, doc: Record<string, unknown>) =>
-  collection === 'transactions' && (doc.grantedBy === agency.id || doc.accountId === agency.id);
+  (collection === 'transactions' && (doc.grantedBy === agency.id || doc.accountId === agency.id)) ||
+  (collection === 'audit_log' && doc.accountId === agency.id);
 
 test("an agency deletes its sub-account: gone at once, its data removed, its unspent balance back once; the agency's grants to it stay", async () => {
   const gw = await gateway();
@@ -111,6 +115,14 @@ test("an agency deletes its sub-account: gone at once, its data removed, its uns
   expect(done.removed).toMatchObject({ accounts: 1, contacts: 2, lists: 1, conversations: 1, notes: 1, members: 1 });
   // Once done, asked again: 200 with the deletion as it ended.
   expect(await api(gw, agency, 'DELETE', `subaccounts/${gone.account.id}`)).toMatchObject({ status: 200, body: done });
+  // The agency's audit log says who deleted which sub-account, once however often it was asked.
+  const log = await api(gw, agency, 'GET', 'audit-log', { query: { action: 'subaccount.deleted' } });
+  expect(log.body.data).toEqual([
+    expect.objectContaining({
+      actor: { type: 'api_key', id: null, name: 'API key' },
+      target: { type: 'subaccount', id: gone.account.id, name: 'Clinic LEAVE81' },
+    }),
+  ]);
 
   // Its unspent balance came back to the agency once, as a line of the agency's history naming it by id.
   expect(await history(gw, agency, 'returned')).toEqual([

@@ -22,12 +22,14 @@ export const auditEntry = z
       .describe('Who did it'),
     target: z
       .object({
-        type: z.enum(['account', 'member', 'channel', 'webhook', 'campaign', 'list', 'contact']),
+        type: z.enum(['member', 'channel', 'webhook', 'campaign', 'list', 'contact', 'subaccount']),
         id: z.string(),
         name: z
           .string()
           .nullable()
-          .describe("Its name as it was then (a member's, a list's, a campaign's, a channel's); a contact's, never"),
+          .describe(
+            "Its name as it was then (a member's, a list's, a campaign's, a channel's, a sub-account's); a contact's, never",
+          ),
       })
       .nullable()
       .describe('What it was done to; null for a change of the account as a whole'),

@@ -3,6 +3,7 @@ import { ApiError, notFound } from '../errors.js';
 import { now } from '../ids.js';
 import type { Doc, Store } from '../store/store.js';
 import type { Account } from './accounts.js';
+import { audit, type AuditBy } from './audit-log.js';
 import { returnUnspent } from './credits.js';
 import { newJob, type JobKinds } from './job-kinds.js';
 import type { Media } from './media.js';
@@ -116,10 +117,16 @@ export const OWNERS: ReadonlyArray<readonly [string, Owner]> = [
 /**
  * Starts the deletion (202): the account is gone at once, its data goes in the background. Refused while it is an
  * agency with sub-accounts. An account being deleted answers its deletion again (and its job is queued again, should
- * it have died); an id never known, 404. With `agencyId` (an agency deleting its sub-account), any account that is not
- * or was not one of that agency's answers exactly like a missing sub-account, and nothing happens.
+ * it have died); an id never known, 404. With `agency` (an agency deleting its sub-account), any account that is not
+ * or was not one of that agency's answers exactly like a missing sub-account, and nothing happens; the deletion
+ * started is an entry of the agency's audit log, naming who asked for it.
  */
-export async function deleteAccount(store: Store, accountId: string, agencyId?: string): Promise<AccountDeletion> {
+export async function deleteAccount(
+  store: Store,
+  accountId: string,
+  agency?: { id: string; by: AuditBy },
+): Promise<AccountDeletion> {
+  const agencyId = agency?.id;
   const missing = () => (agencyId === undefined ? notFound('Account') : notFound('Sub-account'));
   const deletion = await store.transact(async (tx) => {
     const account = await tx.lock<Account>('accounts', accountId);
@@ -143,6 +150,7 @@ export async function deleteAccount(store: Store, accountId: string, agencyId?: 
     // In the transaction that removes the account: a retry, a restart or a second deletion finds no balance to return.
     await returnUnspent(tx, account);
     await tx.enqueue(deletionJob(accountId));
+    await audit(tx, agency?.by, 'subaccount.deleted', { type: 'subaccount', id: account.id, name: account.name });
     return tx.insert<AccountDeletion>(DELETIONS, {
       id: accountId,
       status: 'deleting',

@@ -15,7 +15,7 @@ import { idempotentAnswer } from '../idempotent-answer.js';
 import { keyInHeaderOnly } from '../middleware/auth.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { accountPage } from '../paging.js';
-import { accountOf, parse, route, sendDurable, type Routes } from '../route.js';
+import { accountOf, auditBy, parse, route, sendDurable, type Routes } from '../route.js';
 import type { Placed } from '../../store/store.js';
 import { autoRecharge, creditGrant, creditHistoryQuery, creditsQuery, lowBalance } from '../schemas.js';
 
@@ -55,7 +55,7 @@ export function creditsRoutes(v1: Routes, gw: Gateway): void {
     delete: async (req, res) => {
       const agency = accountOf(res);
       requireAgency(agency);
-      const deletion = await deleteAccount(gw.store, String(req.params.id), agency.id);
+      const deletion = await deleteAccount(gw.store, String(req.params.id), { id: agency.id, by: auditBy(res) });
       res.status(deletion.status === 'done' ? 200 : 202).json(publicDeletion(deletion));
     },
   });

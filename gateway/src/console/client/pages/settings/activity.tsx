@@ -33,6 +33,7 @@ const ACTION_TEXT: Record<AuditAction, string> = {
   'contact.exported': "Exported a contact's data",
   'contact.erased': 'Erased a contact',
   'contact.merged': 'Merged a duplicate into a contact',
+  'subaccount.deleted': 'Deleted a sub-account',
   'console.signed_in': 'Signed in to the console',
 };
 
@@ -51,8 +52,12 @@ function detailsText(e: AuditEntry): string {
 }
 
 /** What an entry was done to: its kind and name as they were then, a contact by its id alone. */
+const KIND_WORDS: Partial<Record<NonNullable<AuditEntry['target']>['type'], string>> = {
+  webhook: 'webhook to',
+  subaccount: 'sub-account',
+};
 const targetText = (e: AuditEntry): string =>
-  e.target ? `${e.target.type === 'webhook' ? 'webhook to' : e.target.type} ${e.target.name ?? e.target.id}` : '';
+  e.target ? `${KIND_WORDS[e.target.type] ?? e.target.type} ${e.target.name ?? e.target.id}` : '';
 
 /**
  * Settings › Activity: the account's audit log (GET /v1/audit-log), newest first, a page at a time: who changed what,
