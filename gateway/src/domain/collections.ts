@@ -60,6 +60,10 @@ export const collections: CollectionSpec[] = [
   },
   // The team's saved replies (domain/saved-replies.ts): read whole by account, sorted by name there; one name per
   // account, case aside.
+  {
+    name: 'saved_replies',
+    indexes: { account: { fields: ['accountId'] }, name: { unique: true, fields: ['accountId', 'nameKey'] } },
+  },
   // The account's audit log (domain/audit-log.ts): who changed what, read newest first, by action, by who, or both.
   {
     name: 'audit_log',
@@ -69,10 +73,6 @@ export const collections: CollectionSpec[] = [
       actor: { fields: ['accountId', 'actorId'] },
       actionActor: { fields: ['accountId', 'action', 'actorId'] },
     },
-  },
-  {
-    name: 'saved_replies',
-    indexes: { account: { fields: ['accountId'] }, name: { unique: true, fields: ['accountId', 'nameKey'] } },
   },
   {
     name: 'conversations',
