@@ -77,6 +77,21 @@ describe('LeadChat node: Conversation › Snooze', () => {
     expect(wall).toBe(`${day} 09:00:00`);
   });
 
+  test('Get Many keeps the snoozed conversations with Snoozed on, and only the others with it off', async () => {
+    const getMany = async (snoozed: boolean) => {
+      const run = await runLeadChat(host, {
+        resource: 'conversation',
+        operation: 'getAll',
+        returnAll: true,
+        filters: { snoozed },
+      });
+      expect(run.error).toBeUndefined();
+      return run.output('LeadChat').map((i) => i.json.id);
+    };
+    expect(await getMany(true)).toEqual([conversationId]);
+    expect(await getMany(false)).toEqual([]);
+  });
+
   test('Wake Now brings it back; a time past, or none, fails the item, the others go on', async () => {
     const woken = await snooze({ conversationId, snoozeAction: 'wake' });
     expect(woken.output('LeadChat')[0]!.json).toMatchObject({ id: conversationId, snoozedUntil: null });

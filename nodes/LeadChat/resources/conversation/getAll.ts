@@ -85,6 +85,14 @@ export const description = forOperation('conversation', 'getAll', [
         'Whether to keep only the conversations whose contact still waits for a person after the team was reminded, as a Hand-Off Waiting event tells (on: those; off: only the others)',
     },
     {
+      displayName: 'Snoozed',
+      name: 'snoozed',
+      type: 'boolean',
+      default: true,
+      description:
+        'Whether to keep only the conversations snoozed until later, out of the inbox until then (on: those; off: only the others)',
+    },
+    {
       displayName: 'Status',
       name: 'status',
       type: 'options',
@@ -110,7 +118,7 @@ export async function execute(
     this,
     itemIndex,
     ['status', 'campaignId', 'contactId', 'channel', 'assigneeId'],
-    ['failed', 'needsReply', 'reminded'],
+    ['failed', 'needsReply', 'reminded', 'snoozed'],
   );
   const conversations = await leadChatGetMany.call(
     this,
