@@ -105,27 +105,17 @@ export function useNotifier(me: string, waiting: Waiting | undefined): void {
           if (!notifying(me)) return;
           // The tab showing the conversation claims it, so that no other tab tells of what is on screen.
           if (showing(id)) return void firstToTell(id);
-          // A snooze ran out: its assignee is told, every member when nobody has it, as of a reminder.
-          if (event === 'conversation.woke' && (data.assigneeId ?? null) !== null && data.assigneeId !== me) return;
-          if (event === 'conversation.woke')
-            return void get<Conversation>(`/v1/conversations/${encodeURIComponent(id)}`).then((res) => {
-              if (res.ok)
-                void tell(
-                  res.data!,
-                  `Snooze ended: ${contactName(res.data!.contact)}`,
-                  undefined,
-                  'Back in the inbox: the time it was snoozed until came.',
-                );
+          // Read, the conversation is told under `title` and its contact's name.
+          const tellRead = (title: string, messageId?: string, text?: string) =>
+            void get<Conversation>(`/v1/conversations/${encodeURIComponent(id)}`).then((res) => {
+              if (res.ok) void tell(res.data!, `${title}: ${contactName(res.data!.contact)}`, messageId, text);
             });
-          if (!toMe || actedOn(me, id)) return;
-          void get<Conversation>(`/v1/conversations/${encodeURIComponent(id)}`).then((res) => {
-            if (res.ok)
-              void tell(
-                res.data!,
-                `Assigned to you: ${contactName(res.data!.contact)}`,
-                wrote.current.get(id)?.messageId,
-              );
-          });
+          // A snooze ran out: its assignee is told, every member when nobody has it, as of a reminder.
+          if (event === 'conversation.woke') {
+            if ((data.assigneeId ?? null) !== null && data.assigneeId !== me) return;
+            return tellRead('Snooze ended', undefined, 'Back in the inbox: the time it was snoozed until came.');
+          }
+          if (toMe && !actedOn(me, id)) tellRead('Assigned to you', wrote.current.get(id)?.messageId);
         },
       }),
     [me],
