@@ -1,8 +1,8 @@
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { withSession } from '../console/support';
-import { removeDir, tempDir } from '../helpers/gateway';
-import { startInProcess } from '../helpers/in-process';
+import { tempDir } from '../helpers/gateway';
+import { fileGateways } from '../helpers/in-process';
 import { everything, found } from '../helpers/traces';
 import { openStoreOf, type Store } from '../helpers/stopped-store';
 import { live, naming, type Life } from './account-life';
@@ -13,7 +13,6 @@ import {
   createAccount,
   expectApiError,
   poll,
-  Receiver,
   request,
   uniquePhone,
   untilIdle,
@@ -26,22 +25,7 @@ import {
  * and resumes after a stop; after it and a clean stop, nothing readable of it is left in any file of the data dir or
  * any table of the database, and another account's data is untouched.
  */
-const ENV = { LEADCHAT_JOB_POLL: '100ms' };
-const gateways: TestGateway[] = [];
-const receivers: Receiver[] = [];
-afterAll(async () => {
-  await Promise.all(receivers.map((r) => r.close()));
-  for (const gw of gateways) {
-    await gw.stop();
-    removeDir(gw.dataDir);
-  }
-});
-
-async function gateway(dataDir = tempDir()): Promise<TestGateway> {
-  const gw = await startInProcess(ENV, dataDir);
-  gateways.push(gw);
-  return gw;
-}
+const { gateway, closing: receivers } = fileGateways({ LEADCHAT_JOB_POLL: '100ms' });
 
 const admin = (gw: TestGateway, method: string, pathname: string) =>
   request(gw, method, pathname, { headers: { authorization: `Bearer ${gw.adminToken}` } });

@@ -1,6 +1,6 @@
 import { consoleAccount, teamMember, withSession } from '../console/support';
-import { removeDir, tempDir } from '../helpers/gateway';
-import { startInProcess } from '../helpers/in-process';
+import { tempDir } from '../helpers/gateway';
+import { fileGateways } from '../helpers/in-process';
 import { everything, found, type Traces } from '../helpers/traces';
 import { forgetDone, openStoreOf } from '../helpers/stopped-store';
 import { jobsWithStatus, processed } from '../helpers/inbound';
@@ -27,22 +27,7 @@ import {
  * of it; after its erasure and a clean stop, nothing readable of it is left in any file of the data dir or any
  * table of the database, and its opt-out still holds when its number comes back.
  */
-const ENV = { LEADCHAT_JOB_POLL: '100ms' };
-const gateways: TestGateway[] = [];
-const receivers: Receiver[] = [];
-afterAll(async () => {
-  await Promise.all(receivers.map((r) => r.close()));
-  for (const gw of gateways) {
-    await gw.stop();
-    removeDir(gw.dataDir);
-  }
-});
-
-async function gateway(dataDir = tempDir()): Promise<TestGateway> {
-  const gw = await startInProcess(ENV, dataDir);
-  gateways.push(gw);
-  return gw;
-}
+const { gateway, closing: receivers } = fileGateways({ LEADCHAT_JOB_POLL: '100ms' });
 
 interface Life {
   account: TestAccount;
@@ -497,8 +482,7 @@ test("a START after an erased contact's opt-out came back is the person's latest
 }, 60_000);
 
 test("a provider's entry naming the contact that could never be processed, kept for the operator, goes with its erasure", async () => {
-  const gw = await startInProcess({ ...ENV, LEADCHAT_PUBLIC_URL: 'https://chat.example.test' }, tempDir());
-  gateways.push(gw);
+  const gw = await gateway(tempDir(), { LEADCHAT_PUBLIC_URL: 'https://chat.example.test' });
   const account = await createAccount(gw);
   expect((await api(gw, account, 'PUT', 'channels/whatsapp', { body: whatsapp })).status).toBe(200);
   /** A WhatsApp message from `phone` as Meta posts it; without its id, it can never be processed. */
@@ -552,8 +536,7 @@ test("a provider's entry naming the contact that could never be processed, kept 
 }, 60_000);
 
 test('what an erasure leaves to drop the entries taken before it, keyed hashes of its addresses, is forgotten after 7 days', async () => {
-  const gw = await startInProcess(ENV, tempDir());
-  gateways.push(gw);
+  const gw = await gateway();
   const account = await createAccount(gw);
   const contact = (await api(gw, account, 'POST', 'contacts', { body: { phone: uniquePhone() } })).body;
   expect((await api(gw, account, 'DELETE', `contacts/${contact.id}`)).status).toBe(204);
@@ -578,8 +561,7 @@ test('the rows naming the contact of an import sent before its erasure and appli
       : { status: 201, body: JSON.stringify({ sid: `SM${String(sends).padStart(32, '0')}`, status: 'queued' }) },
   );
   receivers.push(twilioApi);
-  const gw = await startInProcess({ ...ENV, LEADCHAT_TWILIO_API_URL: twilioApi.url }, tempDir());
-  gateways.push(gw);
+  const gw = await gateway(tempDir(), { LEADCHAT_TWILIO_API_URL: twilioApi.url });
   const account = await createAccount(gw);
   expect((await api(gw, account, 'PUT', 'channels/twilio', { body: twilio })).status).toBe(200);
   const list = (await api(gw, account, 'POST', 'lists', { body: { name: 'Patients' } })).body;

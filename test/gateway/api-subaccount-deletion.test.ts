@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { consoleAccount, teamMember, withSession } from '../console/support';
-import { removeDir, tempDir } from '../helpers/gateway';
-import { startInProcess } from '../helpers/in-process';
+import { tempDir } from '../helpers/gateway';
+import { fileGateways } from '../helpers/in-process';
 import { everything, found } from '../helpers/traces';
 import { openStoreOf, type Store } from '../helpers/stopped-store';
 import type { Doc } from '../../gateway/src/store/store.js' with { 'resolution-mode': 'import' };
@@ -11,7 +11,6 @@ import {
   createAccount,
   expectApiError,
   poll,
-  Receiver,
   request,
   uniquePhone,
   type TestAccount,
@@ -24,22 +23,7 @@ import {
  * deletion is asked and wherever the gateway stopped; another agency, the sub-account itself and agents are refused
  * and nothing happens.
  */
-const ENV = { LEADCHAT_JOB_POLL: '100ms' };
-const gateways: TestGateway[] = [];
-const receivers: Receiver[] = [];
-afterAll(async () => {
-  await Promise.all(receivers.map((r) => r.close()));
-  for (const gw of gateways) {
-    await gw.stop();
-    removeDir(gw.dataDir);
-  }
-});
-
-async function gateway(dataDir = tempDir()): Promise<TestGateway> {
-  const gw = await startInProcess(ENV, dataDir);
-  gateways.push(gw);
-  return gw;
-}
+const { gateway, closing: receivers } = fileGateways({ LEADCHAT_JOB_POLL: '100ms' });
 
 const dist = path.resolve(__dirname, '../../gateway/dist');
 

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { ADMIN_TOKEN, backendEnv, closeConnections, freePort, tempDir, type TestGateway } from './gateway';
+import { ADMIN_TOKEN, backendEnv, closeConnections, freePort, removeDir, tempDir, type TestGateway } from './gateway';
 
 type ServerModule = typeof import('../../gateway/src/server.js', { with: { 'resolution-mode': 'import' } });
 type ClockModule = typeof import('../../gateway/src/clock.js', { with: { 'resolution-mode': 'import' } });
@@ -179,4 +179,28 @@ async function launch(
   };
   live.add(gw);
   return gw;
+}
+
+/**
+ * A test file's in-process gateways, which its tests stop and start again on their data dirs (a restart midway, a
+ * clean stop before the files are read), and what else they open (`closing`: receivers): after the file's tests, each
+ * of those is closed, then each gateway stopped and its data dir removed. `gateway` starts one under the file's `env`
+ * and `more`, on `dataDir` (a new one unless given).
+ */
+export function fileGateways(env: Record<string, string>) {
+  const started: InProcessGateway[] = [];
+  const closing: Array<{ close(): Promise<unknown> }> = [];
+  afterAll(async () => {
+    await Promise.all(closing.map((c) => c.close()));
+    for (const gw of started) {
+      await gw.stop();
+      removeDir(gw.dataDir);
+    }
+  });
+  const gateway = async (dataDir = tempDir(), more: Record<string, string> = {}): Promise<InProcessGateway> => {
+    const gw = await startInProcess({ ...env, ...more }, dataDir);
+    started.push(gw);
+    return gw;
+  };
+  return { gateway, closing };
 }
