@@ -74,9 +74,24 @@ test('filtered by action, then by member, it shows only those', async () => {
   expect(deleted.slice(1)).toEqual(['API key', 'Deleted a list', `list Old leads ${HOSTILE}`]);
   expect(await scriptRan(page)).toBe(false);
 
+  // Every action's read answers late, after Grace's: what it answers is no longer what the filters ask.
+  const unfiltered = (url: URL) => url.pathname === '/v1/audit-log' && !url.search.includes('actorId');
+  let release = () => undefined as void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  await page.route(unfiltered, async (route) => {
+    await held;
+    await route.continue();
+  });
+  const late = page.waitForResponse((r) => unfiltered(new URL(r.url())));
   await page.getByLabel('Action').selectOption({ label: 'Every action' });
   await page.getByLabel('Member').selectOption({ label: 'Grace' });
-  await page.waitForFunction(() => document.querySelectorAll('table.activity tbody tr').length === 1);
+  await page.locator('table.activity tbody tr[data-action="console.signed_in"]').waitFor();
+  release();
+  await (await late).finished();
+  await page.unroute(unfiltered);
+  // The page has read that answer once a request of its own, sent after it, came back.
+  await page.evaluate(async () => void (await fetch('/console/api/session')).ok);
+  expect(await rows().count()).toBe(1);
   const grace = await rows().first().locator('td').allTextContents();
   expect(grace[1]).toBe('Grace');
   expect(grace[2]).toContain('Signed in to the console');

@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import type { CreditEntry, PageOf } from '../../answers.js';
 import { get } from '../../api.js';
 import { CreditTable } from '../../components/credit-table.js';
-import { Loading } from '../../components/load.js';
+import { Loading, useLatest } from '../../components/load.js';
 import { useLiveReload } from '../../live-reload.js';
 import { credits, entryText } from './labels.js';
 import { Button } from '../../components/button.js';
@@ -45,10 +45,13 @@ export function HistoryTable(props: {
   const [next, setNext] = useState<string | null>(null);
   const [error, setError] = useState<string | undefined>(undefined);
   const [busy, setBusy] = useState(false);
+  const begin = useLatest();
   const read = async (cursor?: string) => {
+    const fresh = begin();
     const res = await get<PageOf<CreditEntry>>(
       `${path}?limit=${PAGE}${kind ? `&kind=${kind}` : ''}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
     );
+    if (!fresh()) return;
     setError(res.ok ? undefined : res.error);
     if (!res.ok || !res.data) return;
     const page = res.data;
@@ -62,10 +65,15 @@ export function HistoryTable(props: {
     setBusy(false);
   };
 
+  // Another kind: the cursor shown was the other kind's, so Show more waits for the new first page.
+  const choose = (chosen: string) => {
+    setNext(null);
+    setKind(chosen);
+  };
   const filter = (
     <div class="field">
       <label for="credit-history-kind">Show</label>
-      <select id="credit-history-kind" value={kind} onChange={(e) => setKind(e.currentTarget.value)}>
+      <select id="credit-history-kind" value={kind} onChange={(e) => choose(e.currentTarget.value)}>
         {(props.granted ? [...KINDS, ...AGENCY] : KINDS).map(([value, label]) => (
           <option key={value} value={value}>
             {label}

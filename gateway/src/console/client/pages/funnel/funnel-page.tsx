@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import type { Campaign, CampaignWithReach, Funnel } from '../../answers.js';
 import { get } from '../../api.js';
 import { FormStatus, Panel } from '../../components/form.js';
-import { Loading } from '../../components/load.js';
+import { Loading, useLatest } from '../../components/load.js';
 import { PageTitle } from '../../components/shell.js';
 import { UnreachableNotice } from '../campaigns/reach.js';
 import { allPages } from '../lists/paged.js';
@@ -73,8 +73,11 @@ export function FunnelPage() {
   const [error, setError] = useState<string | undefined>(undefined);
   const [busy, setBusy] = useState(false);
 
+  // Back and Forward may ask for another funnel before the last one answered: only the latest is shown.
+  const begin = useLatest();
   const show = async (q: Query) => {
     if (!q.campaignId) return;
+    const fresh = begin();
     setBusy(true);
     const params = new URLSearchParams({ from: q.from, to: q.to, timezone });
     const id = encodeURIComponent(q.campaignId);
@@ -82,6 +85,7 @@ export function FunnelPage() {
       get<Funnel>(`/v1/campaigns/${id}/funnel?${params}`),
       get<CampaignWithReach>(`/v1/campaigns/${id}`),
     ]);
+    if (!fresh()) return;
     setBusy(false);
     setError(res.ok ? undefined : res.error);
     setFunnel(res.ok ? res.data : undefined);

@@ -1,7 +1,8 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { CONTACT_SEARCH, phoneDigitsOf } from '../../../../api-contract.js';
 import type { Contact, Conversation, PageOf } from '../../answers.js';
 import { get } from '../../api.js';
+import { useLatest } from '../../components/load.js';
 import { ContactPanel } from '../contact/contact-panel.js';
 import { ChannelName } from './channel.js';
 import { contactName } from './labels.js';
@@ -47,14 +48,14 @@ export function ContactSearch(props: {
   const [opened, setOpened] = useState<Record<string, Opened>>({});
   const [details, setDetails] = useState<string | undefined>(undefined);
   // Only the latest search is shown: an earlier one may answer after it.
-  const searches = useRef(0);
+  const begin = useLatest();
 
   const search = async (q: string, cursor?: string) => {
-    const n = ++searches.current;
+    const fresh = begin();
     const res = await get<PageOf<Contact>>(
       `/v1/contacts?q=${encodeURIComponent(q)}&limit=${PAGE}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
     );
-    if (n !== searches.current) return;
+    if (!fresh()) return;
     const tooShort = res.status === 400 && res.problems?.find((p) => p.field === 'q');
     setNeeds(tooShort ? `Type more: a search ${tooShort.message}.` : undefined);
     setError(res.ok || tooShort ? undefined : res.error);
@@ -71,7 +72,7 @@ export function ContactSearch(props: {
   useEffect(() => {
     const q = text.trim();
     if (!q) {
-      searches.current++;
+      begin();
       setFound(undefined);
       setError(undefined);
       setNeeds(undefined);

@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import type { PageOf } from '../../answers.js';
 import { get, type ApiResult } from '../../api.js';
+import { useLatest } from '../../components/load.js';
 
 /** A page of a paged endpoint: `limit` items after `cursor` (none: the first), `path` holding a query or not. */
 const pagePath = (path: string, limit: number, cursor: string | null | undefined) =>
@@ -18,8 +19,11 @@ export function usePaged<T>(path: string, limit = 25) {
   const [error, setError] = useState<string | undefined>(undefined);
   const cursor = cursors.at(-1);
   const number = cursors.length;
+  const begin = useLatest();
   const load = useCallback(async () => {
+    const fresh = begin();
     const res = await get<PageOf<T>>(pagePath(path, limit, cursor));
+    if (!fresh()) return;
     if (res.ok) setShown({ page: res.data!, number });
     setError(res.ok ? undefined : res.error);
   }, [path, limit, cursor, number]);

@@ -4,7 +4,7 @@ import type { AuditEntry, PageOf, TeamMember } from '../../answers.js';
 import { get } from '../../api.js';
 import { Button } from '../../components/button.js';
 import { Panel } from '../../components/form.js';
-import { Loading } from '../../components/load.js';
+import { Loading, useLatest } from '../../components/load.js';
 import { PageTitle } from '../../components/shell.js';
 import type { SessionInfo } from '../../session.js';
 import { dateTime, loadTeam } from '../../team.js';
@@ -72,19 +72,26 @@ export function ActivityPage(_props: { session: SessionInfo }) {
   const [next, setNext] = useState<string | null>(null);
   const [error, setError] = useState<string | undefined>(undefined);
   const [busy, setBusy] = useState(false);
+  const begin = useLatest();
   const read = async (cursor?: string) => {
+    const fresh = begin();
     const query = new URLSearchParams({ limit: String(PAGE) });
     if (action) query.set('action', action);
     if (actorId) query.set('actorId', actorId);
     if (cursor) query.set('cursor', cursor);
     const res = await get<PageOf<AuditEntry>>(`/v1/audit-log?${query.toString()}`);
+    if (!fresh()) return;
     setError(res.ok ? undefined : res.error);
     if (!res.ok || !res.data) return;
     const page = res.data;
     setEntries((before) => (cursor ? [...(before ?? []), ...page.data] : page.data));
     setNext(page.nextCursor);
   };
-  useEffect(() => void read(), [action, actorId]);
+  // A filter changed: the cursor shown was the other filter's, so Show more waits for the new first page.
+  useEffect(() => {
+    setNext(null);
+    void read();
+  }, [action, actorId]);
   useEffect(() => {
     void loadTeam().then((res) => setTeam(res.items ?? []));
   }, []);
