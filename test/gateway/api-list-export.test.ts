@@ -144,6 +144,34 @@ test("an exported list imports into another account's list, columns named as the
   expect(sort(await members(other, target.id))).toEqual(sort(expected));
 });
 
+test('a custom field named as another column, and one named as its renamed header, each get a column of their own, and the file imports back', async () => {
+  const account = await createAccount(ctx.gw);
+  const list = await newList(account);
+  const fields = { phone: 'home', 'phone (custom field)': 'work', 'Contact ID': 'crm-7' };
+  await addContact(account, list.id, { phone: uniquePhone(), customFields: fields });
+  const file = await exported(account, list.id);
+  const [header, row] = await records(file.text);
+  const renamed = ['Contact ID (custom field)', 'phone (custom field 2)', 'phone (custom field)'];
+  expect(header!.slice(4, 7)).toEqual(renamed);
+  expect(row!.slice(4, 7)).toEqual(['crm-7', 'home', 'work']);
+
+  const other = await createAccount(ctx.gw);
+  const target = await newList(other, 'Copy');
+  const customFields = { 'Contact ID': renamed[0], phone: renamed[1], 'phone (custom field)': renamed[2] };
+  const started = await api(ctx.gw, other, 'POST', `lists/${target.id}/imports`, {
+    body: { csv: file.text, columns: { phone: 'Phone', customFields } },
+  });
+  expect(started.status).toBe(202);
+  const done = await poll(
+    () => api(ctx.gw, other, 'GET', `imports/${started.body.id}`),
+    (r) => r.body.status === 'done',
+    30_000,
+  );
+  expect({ added: done.body.added, rejected: done.body.rejected }).toEqual({ added: 1, rejected: 0 });
+  const [copied] = await members(other, target.id);
+  expect(copied.customFields).toEqual(fields);
+});
+
 test('a cell a spreadsheet would run gets an apostrophe; an E.164 phone is written as it is', async () => {
   const account = await createAccount(ctx.gw);
   const list = await newList(account);

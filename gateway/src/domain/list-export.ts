@@ -49,8 +49,8 @@ interface Columns {
 
 /**
  * The external ID labels and custom field names the list's contacts hold, each a column of its own, by name. A custom
- * field named as another column ("phone", "Contact ID") is headed `<name> (custom field)`, so that no two columns of
- * the file are one to the import.
+ * field named as another column ("phone", "Contact ID") is headed `<name> (custom field)`, numbered (`<name> (custom
+ * field 2)`) when a field of that name is there too, so that no two columns of the file are one to the import.
  */
 async function columnsOf(pages: AsyncIterable<Member[]>): Promise<Columns> {
   const labels = new Set<string>();
@@ -73,10 +73,23 @@ async function columnsOf(pages: AsyncIterable<Member[]>): Promise<Columns> {
     header: [
       ...EXPORT_COLUMNS,
       ...sortedLabels.map(externalIdColumn),
-      ...sortedFields.map((name) => (others.has(looseHeader(name)) ? `${name} (custom field)` : name)),
+      ...fieldHeaders(sortedFields, others),
       ...EXPORT_READ_ONLY_COLUMNS,
     ],
   };
+}
+
+/** Each custom field's header: its name, or when another column is headed so, a name no other column has. */
+function fieldHeaders(fields: string[], others: Set<string>): string[] {
+  const clashes = (name: string) => others.has(looseHeader(name));
+  const taken = new Set([...others, ...fields.filter((name) => !clashes(name)).map(looseHeader)]);
+  return fields.map((name) => {
+    if (!clashes(name)) return name;
+    let header = `${name} (custom field)`;
+    for (let n = 2; taken.has(looseHeader(header)); n++) header = `${name} (custom field ${n})`;
+    taken.add(looseHeader(header));
+    return header;
+  });
 }
 
 const text = (value: string | number | boolean | null | undefined) =>
