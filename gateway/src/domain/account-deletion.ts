@@ -115,6 +115,24 @@ export const OWNERS: ReadonlyArray<readonly [string, Owner]> = [
 ];
 
 /**
+ * 409 for an agency that still has sub-accounts. The operator is told which (their own accounts to delete first); an
+ * agency deleting one of its sub-accounts is not: the sub-account's own clients are none of its business.
+ */
+function hasSubaccounts(account: Account, subs: Account[], askedByAgency: boolean): ApiError {
+  if (askedByAgency)
+    return new ApiError(
+      409,
+      'ACCOUNT_HAS_SUBACCOUNTS',
+      `${account.name} is an agency with sub-accounts of its own: it deletes them first (DELETE /v1/subaccounts/{id}, with its own API key or console), then it can be deleted`,
+    );
+  const named = subs.map((s) => `${s.email} (${s.id})`).join(', ');
+  return new ApiError(
+    409,
+    'ACCOUNT_HAS_SUBACCOUNTS',
+    `The agency has sub-accounts (${named}${subs.length === 3 ? ', …' : ''}): delete each of them first (GET /admin/v1/accounts gives each account's parentId), then the agency`,
+  );
+}
+/**
  * Starts the deletion (202): the account is gone at once, its data goes in the background. Refused while it is an
  * agency with sub-accounts. An account being deleted answers its deletion again (and its job is queued again, should
  * it have died); an id never known, 404. With `agency` (an agency deleting its sub-account), any account that is not
@@ -138,14 +156,7 @@ export async function deleteAccount(
       return earlier;
     }
     const subs = await tx.find<Account>('accounts', 'parentId', [accountId], { limit: 3 });
-    if (subs.length) {
-      const named = subs.map((s) => `${s.email} (${s.id})`).join(', ');
-      throw new ApiError(
-        409,
-        'ACCOUNT_HAS_SUBACCOUNTS',
-        `The agency has sub-accounts (${named}${subs.length === 3 ? ', …' : ''}): delete each of them first (GET /admin/v1/accounts gives each account's parentId), then the agency`,
-      );
-    }
+    if (subs.length) throw hasSubaccounts(account, subs, agencyId !== undefined);
     await tx.remove('accounts', accountId);
     // In the transaction that removes the account: a retry, a restart or a second deletion finds no balance to return.
     await returnUnspent(tx, account);
