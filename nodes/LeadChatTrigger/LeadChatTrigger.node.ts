@@ -34,6 +34,12 @@ const EVENTS = [
     description: "An agency's sub-account needs credits; carries an idempotency_key to grant them exactly once",
   },
   {
+    name: 'Conversation Labeled',
+    value: 'conversation_labeled',
+    description:
+      'A team member or a workflow added labels to a conversation or removed one (e.g. Demo booked): which, and every label it carries now',
+  },
+  {
     name: 'Delivery Failed',
     value: 'delivery_failed',
     description: 'An outgoing message could not be delivered, after every retry; channel names where it was going',

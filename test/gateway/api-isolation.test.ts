@@ -401,6 +401,20 @@ const byPath: Array<[string, string, (id: string) => Promise<Reply>, () => strin
     'cnv_missing',
   ],
   [
+    'POST /conversations/{id}/labels',
+    'CONVERSATION_NOT_FOUND',
+    (id) => api(ctx.gw, b, 'POST', `conversations/${id}/labels`, { body: { labels: ['Hot lead'] } }),
+    () => A.message.conversationId,
+    'cnv_missing',
+  ],
+  [
+    'DELETE /conversations/{id}/labels/{label}',
+    'CONVERSATION_NOT_FOUND',
+    (id) => api(ctx.gw, b, 'DELETE', `conversations/${id}/labels/Hot%20lead`),
+    () => A.message.conversationId,
+    'cnv_missing',
+  ],
+  [
     'POST /conversations/{id}/read',
     'CONVERSATION_NOT_FOUND',
     (id) => api(ctx.gw, b, 'POST', `conversations/${id}/read`),

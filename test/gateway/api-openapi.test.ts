@@ -59,6 +59,9 @@ const ROUTES: Record<string, string[]> = {
   '/conversations/{id}': ['get'],
   '/conversations/{id}/assign': ['post'],
   '/conversations/{id}/snooze': ['delete', 'post'],
+  '/conversations/{id}/labels': ['post'],
+  '/conversations/{id}/labels/{label}': ['delete'],
+  '/labels': ['get'],
   '/conversations/{id}/read': ['post'],
   '/conversations/{id}/notes': ['get', 'post'],
   '/conversations/{id}/notes/{noteId}': ['delete'],
@@ -321,7 +324,7 @@ test('every operation has a unique operationId, a tag the document lists, a desc
     }
   }
   expect(new Set(ids).size).toBe(ids.length);
-  expect(ids).toHaveLength(95);
+  expect(ids).toHaveLength(98);
 });
 
 test('each error status lists the codes its operation can answer; the headers of limits and retries are described', () => {
@@ -598,6 +601,14 @@ describe('webhooks: what the gateway posts is what the document describes', () =
       const until = new Date(clockOf(ctx.gw) + 86_400_000).toISOString();
       expect(
         (await api(ctx.gw, owner, 'POST', `conversations/${conversationId}/snooze`, { body: { until } })).status,
+      ).toBe(200);
+      // Labelled "Demo booked": conversation_labeled.
+      expect(
+        (
+          await api(ctx.gw, owner, 'POST', `conversations/${conversationId}/labels`, {
+            body: { labels: ['Demo booked'] },
+          })
+        ).status,
       ).toBe(200);
       await write('visit-3', 'STOP');
       expect((await api(ctx.gw, owner, 'POST', 'settings/webhook-test')).body).toMatchObject({ ok: true });

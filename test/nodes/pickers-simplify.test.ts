@@ -151,7 +151,7 @@ describe('LeadChat node: contact and conversation pickers, Simplify', () => {
     test('a conversation keeps 14 keys: whose, where, its state, whether it waits or is snoozed, its last message', async () => {
       const [latest] = await listAll(gw, account.apiKey, '/conversations');
       const full = await runLeadChat(host, { resource: 'conversation', operation: 'get', conversationId: latest!.id });
-      expect(Object.keys(full.output('LeadChat')[0]!.json)).toHaveLength(26);
+      expect(Object.keys(full.output('LeadChat')[0]!.json)).toHaveLength(27);
       const simple = await runLeadChat(host, {
         resource: 'conversation',
         operation: 'get',

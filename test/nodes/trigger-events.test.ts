@@ -53,6 +53,7 @@ describe('LeadChat Trigger events', () => {
     expect(names).toEqual([...names].sort((a, b) => a.localeCompare(b)));
     expect(names).toEqual([
       'Auto-Recharge',
+      'Conversation Labeled',
       'Delivery Failed',
       'Goal Reached',
       'Hand-Off',

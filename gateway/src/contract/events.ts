@@ -177,6 +177,24 @@ export const snoozeEndedEvent = z
       'Not sent when a member wakes it by hand (DELETE /conversations/{id}/snooze).',
   });
 
+export const conversationLabeledEvent = z
+  .object({
+    ...named('conversation_labeled'),
+    conversationId: z.string(),
+    contactId: z.string(),
+    added: z.array(z.string()).describe('The labels it was given, as spelled on it; [] when one was removed'),
+    removed: z.array(z.string()).describe('The labels taken off it; [] when some were added'),
+    labels: z.array(z.string()).describe('Every label it carries now'),
+  })
+  .meta({
+    id: 'ConversationLabeledEvent',
+    title: "A conversation's labels changed",
+    description:
+      'A member or a workflow added labels to a conversation (POST /conversations/{id}/labels) or removed one ' +
+      '(DELETE /conversations/{id}/labels/{label}). Not sent when nothing changed (a label it had already), nor when a ' +
+      "contacts' merge folds two conversations' labels into one.",
+  });
+
 export const optOutEvent = z
   .object({
     ...named('opt_out'),
@@ -253,6 +271,7 @@ export const WEBHOOK_PAYLOADS = {
   handoff: handoffEvent,
   handoff_waiting: handoffWaitingEvent,
   snooze_ended: snoozeEndedEvent,
+  conversation_labeled: conversationLabeledEvent,
   opt_out: optOutEvent,
   delivery_failed: deliveryFailedEvent,
   goal_reached: goalReachedEvent,

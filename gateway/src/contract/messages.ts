@@ -140,6 +140,11 @@ export const conversation = z
     snoozedUntil: nullableTimestamp.describe(
       'Snoozed (POST /conversations/{id}/snooze): hidden from the inbox until then, when it comes back to the front and its assignee (or the whole team) is told; the contact writing wakes it at once. null when not snoozed',
     ),
+    labels: z
+      .array(z.string())
+      .describe(
+        "The team's labels on it (POST /conversations/{id}/labels), as first spelled here, in the order they were added; [] when none. GET /conversations?label= filters by one, case aside",
+      ),
     contact: contact.nullable(),
     lastActivityAt: timestamp,
     createdAt: timestamp,
@@ -190,3 +195,15 @@ export const incomingReceived = z.object({ success, messageId: z.string() });
 
 /** A log channel's incoming message (POST /v1/channels/{channel}/incoming). */
 export const received = incomingReceived.extend({ contactId: z.string(), conversationId: z.string().nullable() });
+
+/** GET /v1/labels: the account's labels in use, for a picker. */
+export const labelList = z
+  .object({
+    data: z.array(
+      z.object({
+        name: z.string().describe('The label as most of its conversations spell it'),
+        conversations: z.number().int().describe("How many of the account's conversations carry it, case aside"),
+      }),
+    ),
+  })
+  .meta({ id: 'LabelList' });

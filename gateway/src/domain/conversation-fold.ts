@@ -3,6 +3,7 @@ import { touchConversation, updateConversation, type Conversation } from './conv
 import { cancelFollowUps } from './follow-up-timers.js';
 import { foldedWait } from './handoff-waits.js';
 import { foldedSnooze } from './snooze-timers.js';
+import { foldedLabels } from './conversation-labels.js';
 
 /** The later of two ISO timestamps, either may be absent. */
 const later = (a?: string | null, b?: string | null) => ((a ?? '') >= (b ?? '') ? (a ?? null) : (b ?? null));
@@ -17,7 +18,8 @@ const theirsIsLater = (theirs: string | undefined, mine: string | undefined, the
  * failed counts and the bot's answers counted against its reply limit are both's; a hand-off in either stands (a person
  * was asked for: the team must still see who waits, and the bot stays quiet), and a contact waiting for a person in
  * either waits since the earlier wait began, reminded of once; a member who had either has it; a conversation still
- * going opens a closed one again; it stays snoozed only when both were, until the earlier time. This conversation's
+ * going opens a closed one again; it stays snoozed only when both were, until the earlier time; it carries both's
+ * labels. This conversation's
  * follow-ups stop when the contact wrote in the other after its last message (a reply stops them); its opening stands.
  */
 export async function foldConversation(tx: Tx, into: Conversation, from: Conversation): Promise<Conversation> {
@@ -48,6 +50,7 @@ export async function foldConversation(tx: Tx, into: Conversation, from: Convers
     assigneeId: handedOff?.assigneeId ?? kept.assigneeId ?? from.assigneeId ?? null,
     ...(await foldedWait(tx, kept, from)),
     ...(await foldedSnooze(tx, kept, from)),
+    ...foldedLabels(kept, from),
     ...(theyWroteLast
       ? {
           lastIncomingAt: from.lastIncomingAt,

@@ -13,6 +13,7 @@ import {
 import type { Message } from './messages.js';
 import { earlierWait, waitChanged } from './handoff-waits.js';
 import { snoozeCancelled } from './snooze-timers.js';
+import { labelKey } from './label-key.js';
 import type { ConversationAnswer } from '../contract/messages.js';
 
 export type ConversationStatus = 'active' | 'handed_off' | 'opted_out' | 'closed';
@@ -105,6 +106,8 @@ export interface Conversation {
   snoozedUntil?: string | null;
   /** 'snoozed' while `snoozedUntil` is set: an index finds the snoozed conversations. */
   snoozed?: 'snoozed' | null;
+  /** The team's labels on it (conversation-labels.ts), as first spelled here; absent on those never labelled. */
+  labels?: string[];
   /** How many of its outgoing messages are failed now (a retry takes one off). */
   failed?: number;
   /** 'failed' while `failed` is above 0: an index finds the conversations with messages to retry. */
@@ -331,7 +334,7 @@ const shownOf = (c: Conversation): ShownConversation => ({
   failed: c.failed ?? 0,
   assigneeId: c.assigneeId ?? null,
   // Its contact too: a merge gives the conversation to the contact kept, whose name the inbox shows then.
-  rest: `${c.lastMessage?.id ?? ''} ${c.handoff?.at ?? ''} ${c.lastReadAt ?? ''} ${c.goalReachedAt ?? ''} ${c.campaignId ?? ''} ${c.contactId} ${c.remindedAt ?? ''} ${leftByBot(c)} ${c.snoozedUntil ?? ''}`,
+  rest: `${c.lastMessage?.id ?? ''} ${c.handoff?.at ?? ''} ${c.lastReadAt ?? ''} ${c.goalReachedAt ?? ''} ${c.campaignId ?? ''} ${c.contactId} ${c.remindedAt ?? ''} ${leftByBot(c)} ${c.snoozedUntil ?? ''} ${JSON.stringify(c.labels ?? [])}`,
 });
 
 /** What the gateway writes by itself: it tells the contact something, but answers nothing a person must. */
@@ -446,6 +449,7 @@ function publicConversation(
     waitingSince: c.waitingSince ?? null,
     remindedAt: c.remindedAt ?? null,
     snoozedUntil: c.snoozedUntil ?? null,
+    labels: c.labels ?? [],
     contact: contact ? publicContact(contact) : null,
   };
 }
@@ -462,6 +466,8 @@ export interface ConversationFilters {
   reminded?: boolean;
   /** Only the snoozed conversations (true), or only the others (false). */
   snoozed?: boolean;
+  /** Only the conversations carrying this label, case aside. */
+  label?: string;
   /** Only the conversations of this member, or (`none`) only those of nobody. */
   assigneeId?: string;
   /** Only the conversations of this contact (one per channel it writes on). */
@@ -495,6 +501,7 @@ export async function conversationsOf(
   page: { limit: number; after?: Page['after'] },
 ): Promise<Array<Placed<Conversation>>> {
   const { status, campaignId, channel, failed, reminded, snoozed, assigneeId, contactId } = filters;
+  const label = filters.label === undefined ? undefined : labelKey(filters.label);
   const awaiting = filters.needsReply;
   const assigned = assigneeId && assigneeId !== 'none' ? assigneeId : undefined;
   // A filter naming a campaign the account does not have is answered like the campaign's own URL would be.
@@ -526,6 +533,7 @@ export async function conversationsOf(
     (awaiting === undefined || needsReply(c) === awaiting) &&
     (reminded === undefined || Boolean(c.remindedAt) === reminded) &&
     (snoozed === undefined || Boolean(c.snoozedUntil) === snoozed) &&
+    (label === undefined || (c.labels ?? []).some((l) => labelKey(l) === label)) &&
     (assigneeId === undefined || (c.assigneeId ?? 'none') === assigneeId) &&
     (!contactId || (c.contactId === contactId && c.accountId === accountId));
   const found: Array<Placed<Conversation>> = [];

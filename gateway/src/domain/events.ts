@@ -18,6 +18,8 @@ export const EVENTS = [
   'handoff_waiting',
   /** A snoozed conversation is back: its time came, or the contact wrote first. */
   'snooze_ended',
+  /** The team or a workflow added labels to a conversation, or removed one. */
+  'conversation_labeled',
   /** A contact opted out of every channel of the account (STOP and its kin). */
   'opt_out',
   /** An outgoing message that could not be delivered, after every retry. */

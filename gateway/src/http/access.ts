@@ -50,6 +50,9 @@ export const ROUTE_ACCESS: Readonly<Record<string, Readonly<Partial<Record<HttpM
   '/v1/conversations/:id/retry-failed': { POST: 'team' },
   '/v1/conversations/:id/assign': { POST: 'team' },
   '/v1/conversations/:id/snooze': { POST: 'team', DELETE: 'team' },
+  '/v1/conversations/:id/labels': { POST: 'team' },
+  '/v1/conversations/:id/labels/:label': { DELETE: 'team' },
+  '/v1/labels': { GET: 'team' },
   '/v1/conversations/:id/read': { POST: 'team' },
   '/v1/conversations/:id/notes': { GET: 'team', POST: 'team' },
   // A note's author deletes it, as do the owner and admins: the route checks the author (domain/notes.ts).

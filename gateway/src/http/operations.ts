@@ -36,6 +36,7 @@ import {
   botState,
   conversation,
   incomingReceived,
+  labelList,
   message,
   messageWithDeliveries,
   received,
@@ -620,6 +621,30 @@ export const OPERATIONS: Record<string, Partial<Record<'get' | 'post' | 'put' | 
       errors: notFound('CONVERSATION'),
     },
   },
+  '/conversations/{id}/labels': {
+    post: {
+      id: 'addConversationLabels',
+      tag: 'Conversations',
+      summary: 'Label a conversation',
+      description:
+        'Adds the labels the conversation lacks after its own ("Hot lead", "pricing"): each is trimmed, 1 to 40 characters, no control characters. Labels are one case aside, and a conversation keeps the spelling it was first given: one it carries already changes nothing and is no error. ' +
+        'A conversation carries at most 20: more in all is 409 TOO_MANY_LABELS and nothing is added. A conversation_labeled event tells what was added, when anything was. GET /conversations?label= lists the conversations carrying one.',
+      body: schemas.labelsAdd,
+      answers: { 200: conversation },
+      errors: { ...notFound('CONVERSATION'), 409: ['TOO_MANY_LABELS'] },
+    },
+  },
+  '/conversations/{id}/labels/{label}': {
+    delete: {
+      id: 'removeConversationLabel',
+      tag: 'Conversations',
+      summary: 'Take a label off a conversation',
+      description:
+        'The label, URL-encoded (Hot%20lead), case aside. A label the conversation does not carry changes nothing and is answered as the conversation is, so that a workflow removes one wherever it is without a check first. A conversation_labeled event tells what was removed, when anything was.',
+      answers: { 200: conversation },
+      errors: notFound('CONVERSATION'),
+    },
+  },
   '/conversations/{id}/read': {
     post: {
       id: 'markConversationRead',
@@ -662,6 +687,16 @@ export const OPERATIONS: Record<string, Partial<Record<'get' | 'post' | 'put' | 
         "Its author deletes it, and so do the owner and admins (and the API key); another agent's is 403 FORBIDDEN.",
       answers: { 204: null },
       errors: { 403: ['FORBIDDEN'], ...notFound('CONVERSATION', 'NOTE') },
+    },
+  },
+  '/labels': {
+    get: {
+      id: 'listLabels',
+      tag: 'Conversations',
+      summary: "The account's labels in use, sorted by name",
+      description:
+        "Every label one of the account's conversations carries, with how many carry it (case aside: one label however spelled, named as most of them spell it), sorted by name, for a picker. A label no conversation carries any more is not listed.",
+      answers: { 200: labelList },
     },
   },
   '/saved-replies': {

@@ -26,6 +26,7 @@ import { searchQuery } from '../domain/contact-search.js';
 import { isEmail } from '../domain/email.js';
 import { isPhoneCountry } from '../domain/phone.js';
 import { MAX_BOT_REPLY_LIMIT } from '../domain/bot-reply-limit.js';
+import { LABEL_LENGTH, MAX_LABELS } from '../domain/label-key.js';
 
 /**
  * One schema per request body, used by its route and by the OpenAPI document. Field names follow the spec,
@@ -59,6 +60,22 @@ const nonBlank = (max: number) =>
 const ownLabel = (v: string) => v !== '__proto__';
 const LABEL_REFUSED = 'must not be "__proto__"';
 const label = text(T.channelLabel).min(1, 'a custom channel label must not be empty');
+
+/**
+ * A conversation's label ("Hot lead"): trimmed, 1 to LABEL_LENGTH characters that show, none of them a control
+ * character (a line break or a tab would break the chip that shows it, and the CSV a workflow writes of it).
+ */
+const CONTROL = /\p{Cc}/u;
+const conversationLabel = z
+  .string()
+  .refine((v) => !CONTROL.test(v), 'must not hold control characters (line breaks, tabs)')
+  .transform((v) => v.trim())
+  .pipe(
+    z
+      .string()
+      .max(LABEL_LENGTH, `must be at most ${LABEL_LENGTH} characters`)
+      .refine((v) => VISIBLE.test(v), 'must not be empty or whitespace'),
+  );
 
 /** An object of at most `max` entries, refused as a list of too many is: TOO_MANY with its limit. */
 const atMost =
@@ -789,6 +806,9 @@ export const conversationQuery = z.object({
     .transform((v) => v === 'true')
     .optional()
     .describe('true: only snoozed conversations (snoozedUntil set); false: only the others; absent: both'),
+  label: conversationLabel
+    .optional()
+    .describe('Only the conversations carrying this label, case aside (Hot%20lead finds "hot lead" too)'),
   assigneeId: id
     .optional()
     .describe(
@@ -823,6 +843,20 @@ export const assignment = z.object({
       'Who the caller saw having the conversation (null: nobody): the assignment is made only if they still have it, else 409 ASSIGNEE_CHANGED, so that two people taking it at once do not take it from each other',
     ),
 });
+
+/** POST /v1/conversations/{id}/labels: one label or many; those it carries already change nothing. */
+export const labelsAdd = z.object({
+  labels: z
+    .array(conversationLabel)
+    .min(1, 'must name at least one label')
+    .max(MAX_LABELS, `at most ${MAX_LABELS} labels`)
+    .describe(
+      `The labels to add, each 1 to ${LABEL_LENGTH} characters once trimmed; a conversation carries at most ${MAX_LABELS}`,
+    ),
+});
+
+/** DELETE /v1/conversations/{id}/labels/{label}: the label as the URL gives it, decoded. */
+export const labelParam = z.object({ label: conversationLabel });
 
 /** POST /v1/conversations/{id}/snooze: the route checks that the time is ahead, by the gateway's clock. */
 export const snooze = z.object({

@@ -138,6 +138,8 @@ export interface components {
       remindedAt: string | null;
       /** @description Snoozed (POST /conversations/{id}/snooze): hidden from the inbox until then, when it comes back to the front and its assignee (or the whole team) is told; the contact writing wakes it at once. null when not snoozed */
       snoozedUntil: string | null;
+      /** @description The team's labels on it (POST /conversations/{id}/labels), as first spelled here, in the order they were added; [] when none. GET /conversations?label= filters by one, case aside */
+      labels: string[];
       contact: components['schemas']['Contact'] | null;
       /**
        * Format: date-time
@@ -737,6 +739,30 @@ export interface components {
       reason: 'time' | 'contact_wrote';
     };
     /**
+     * A conversation's labels changed
+     * @description A member or a workflow added labels to a conversation (POST /conversations/{id}/labels) or removed one (DELETE /conversations/{id}/labels/{label}). Not sent when nothing changed (a label it had already), nor when a contacts' merge folds two conversations' labels into one.
+     */
+    ConversationLabeledEvent: {
+      /**
+       * @description The event's name, as the webhook-event header gives it
+       * @constant
+       */
+      type: 'conversation_labeled';
+      /**
+       * Format: date-time
+       * @description When it happened
+       */
+      occurredAt: string;
+      conversationId: string;
+      contactId: string;
+      /** @description The labels it was given, as spelled on it; [] when one was removed */
+      added: string[];
+      /** @description The labels taken off it; [] when some were added */
+      removed: string[];
+      /** @description Every label it carries now */
+      labels: string[];
+    };
+    /**
      * A contact opted out
      * @description A contact opted out of every channel of the account (STOP and its kin): nothing more is sent to them.
      */
@@ -955,6 +981,7 @@ export interface components {
       handoff: components['schemas']['HandoffEvent'];
       handoff_waiting: components['schemas']['HandoffWaitingEvent'];
       snooze_ended: components['schemas']['SnoozeEndedEvent'];
+      conversation_labeled: components['schemas']['ConversationLabeledEvent'];
       opt_out: components['schemas']['OptOutEvent'];
       delivery_failed: components['schemas']['DeliveryFailedEvent'];
       goal_reached: components['schemas']['GoalReachedEvent'];
@@ -985,6 +1012,7 @@ export type MessageReceivedEvent = components['schemas']['MessageReceivedEvent']
 export type HandoffEvent = components['schemas']['HandoffEvent'];
 export type HandoffWaitingEvent = components['schemas']['HandoffWaitingEvent'];
 export type SnoozeEndedEvent = components['schemas']['SnoozeEndedEvent'];
+export type ConversationLabeledEvent = components['schemas']['ConversationLabeledEvent'];
 export type OptOutEvent = components['schemas']['OptOutEvent'];
 export type DeliveryFailedEvent = components['schemas']['DeliveryFailedEvent'];
 export type GoalReachedEvent = components['schemas']['GoalReachedEvent'];

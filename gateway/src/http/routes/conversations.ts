@@ -10,7 +10,8 @@ import { idempotentAnswer } from '../idempotent-answer.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { accountOf, actorOf, bySession, parse, route, sendDurable, type Routes } from '../route.js';
 import { snoozeConversation, wakeConversation } from '../../domain/snoozes.js';
-import { assignment, conversationQuery, noteCreate, snooze } from '../schemas.js';
+import { addLabels, labelsOf, removeLabel } from '../../domain/conversation-labels.js';
+import { assignment, conversationQuery, labelParam, labelsAdd, noteCreate, snooze } from '../schemas.js';
 
 /** Conversations, newest activity first (the inbox). */
 export function conversationsRoutes(v1: Routes, gw: Gateway): void {
@@ -75,6 +76,27 @@ export function conversationsRoutes(v1: Routes, gw: Gateway): void {
     ],
     delete: async (req, res) => {
       res.json(await withContact(await wakeConversation(gw, accountOf(res).id, String(req.params.id))));
+    },
+  });
+  route(v1, '/conversations/:id/labels', {
+    post: [
+      jsonBody(),
+      async (req, res) => {
+        const { labels } = parse(labelsAdd, req.body);
+        res.json(await withContact(await addLabels(gw, accountOf(res).id, String(req.params.id), labels)));
+      },
+    ],
+  });
+  route(v1, '/conversations/:id/labels/:label', {
+    delete: async (req, res) => {
+      const { label } = parse(labelParam, req.params, 'path');
+      res.json(await withContact(await removeLabel(gw, accountOf(res).id, String(req.params.id), label)));
+    },
+  });
+  // The account's labels in use, for pickers: a label no conversation carries any more is gone from here.
+  route(v1, '/labels', {
+    get: async (_req, res) => {
+      await sendDurable(gw, res, { data: await labelsOf(gw.store, accountOf(res).id) });
     },
   });
   route(v1, '/conversations/:id/read', {
