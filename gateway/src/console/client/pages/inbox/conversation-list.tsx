@@ -22,6 +22,7 @@ function stateOf(c: Conversation): string {
   if (overdue) state.push(overdue.toLowerCase());
   if (c.failed > 0) state.push(`${c.failed} failed`);
   if (c.snoozedUntil) state.push(`snoozed until ${when(c.snoozedUntil)}`);
+  if (c.labels.length > 0) state.push(`labels: ${c.labels.join(', ')}`);
   return state.join(', ');
 }
 
@@ -74,6 +75,11 @@ export function ConversationList(props: {
               {noReplyFor(c) && <span class="inbox-badge inbox-failed">{noReplyFor(c)}</span>}
               {c.failed > 0 && <span class="inbox-badge inbox-failed">{c.failed} failed</span>}
               {c.snoozedUntil && <span class="inbox-badge">Snoozed until {when(c.snoozedUntil)}</span>}
+              {c.labels.map((label) => (
+                <span key={label} class="inbox-badge inbox-label">
+                  {label}
+                </span>
+              ))}
               {c.assigneeId && <span class="inbox-assignee">Assigned to {assigneeName(props.team, c.assigneeId)}</span>}
             </span>
             {c.lastMessage && (

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { Campaign, PageOf } from '../../answers.js';
 import { get } from '../../api.js';
+import type { LabelInUse } from './conversation-labels.js';
 
 export interface Filters {
   status: string;
@@ -12,6 +13,8 @@ export interface Filters {
   assigneeId: string;
   /** 'true': only the snoozed conversations; empty: only the others, as the inbox is worked. */
   snoozed: string;
+  /** Only the conversations carrying this label (case aside); empty: all. */
+  label: string;
 }
 
 export const NO_FILTERS: Filters = {
@@ -21,6 +24,7 @@ export const NO_FILTERS: Filters = {
   failed: '',
   assigneeId: '',
   snoozed: '',
+  label: '',
 };
 
 /** The query string of GET /v1/conversations for these filters (the API does the filtering). */
@@ -34,15 +38,16 @@ export const filterQuery = (f: Filters) =>
 export const listQuery = (f: Filters) => `${filterQuery(f)}${f.snoozed ? '' : '&snoozed=false'}`;
 
 /** The filters of the bar set to something: the assignee has a switch of its own. */
-const setCount = (f: Filters) => [f.status, f.failed, f.channel, f.campaignId, f.snoozed].filter(Boolean).length;
+const setCount = (f: Filters) =>
+  [f.status, f.failed, f.channel, f.campaignId, f.snoozed, f.label].filter(Boolean).length;
 
 /**
- * Status, channel, campaign, failed messages and the snoozed conversations (out of the list unless chosen), as GET
+ * Status, channel, campaign, label, failed messages and the snoozed conversations (out of the list unless chosen), as GET
  * /v1/conversations filters by them. On a phone they fold
  * behind one Filters button (saying how many are set), so the conversations start on the first screen; elsewhere
  * they are always in view and the button is not shown.
  */
-export function FilterBar(props: { value: Filters; onChange: (f: Filters) => void }) {
+export function FilterBar(props: { value: Filters; onChange: (f: Filters) => void; labels: LabelInUse[] }) {
   const [shown, setShown] = useState(false);
   const [campaigns, setCampaigns] = useState<Array<Pick<Campaign, 'id' | 'name'>>>([]);
   // The archived campaigns after the others: their conversations stay, and are found by them.
@@ -110,6 +115,22 @@ export function FilterBar(props: { value: Filters; onChange: (f: Filters) => voi
             {campaigns.map((c) => (
               <option key={c.id} value={c.id}>
                 {c.name}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div class="field">
+          <label for="inbox-label">Label</label>
+          <select id="inbox-label" value={props.value.label} onChange={set('label')}>
+            <option value="">All</option>
+            {/* The label chosen stays offered while no conversation carries it any more: the list then says none. */}
+            {props.value.label &&
+              !props.labels.some((l) => l.name.toLowerCase() === props.value.label.toLowerCase()) && (
+                <option value={props.value.label}>{props.value.label}</option>
+              )}
+            {props.labels.map((l) => (
+              <option key={l.name} value={l.name}>
+                {l.name} ({l.conversations})
               </option>
             ))}
           </select>

@@ -11,6 +11,7 @@ import { NotifySwitch } from '../../notify/switch.js';
 import { AssigneeSwitch, type Team } from './assignee.js';
 import { ContactSearch } from './contact-search.js';
 import { ConversationList } from './conversation-list.js';
+import { useAccountLabels } from './conversation-labels.js';
 import { FilterBar, filterQuery, listQuery, NO_FILTERS, type Filters } from './filters.js';
 import { LiveStatus } from './live-status.js';
 import { HoursStatus } from './hours-status.js';
@@ -90,6 +91,8 @@ export function InboxPage({ session }: { session: SessionInfo }) {
     setLimit(PAGE);
   };
   const filtered = filterQuery(filters) !== '';
+  // The Label filter offers the account's labels, read again when those on the conversations shown change.
+  const labels = useAccountLabels(page?.data.map((c) => c.labels.join('\n')).join('\n\n'));
   return (
     <>
       <PageTitle>Inbox</PageTitle>
@@ -106,7 +109,7 @@ export function InboxPage({ session }: { session: SessionInfo }) {
           <ContactSearch admin={canAct(session.member.role, 'admin')} onOpen={choose} onChanged={reload} />
           <div class="inbox-controls">
             <AssigneeSwitch value={filters.assigneeId} onChange={(assigneeId) => filter({ ...filters, assigneeId })} />
-            <FilterBar value={filters} onChange={filter} />
+            <FilterBar value={filters} onChange={filter} labels={labels} />
           </div>
           {filters.failed === 'true' && <RetryAllFailed label="Retry all failed messages" onDone={reload} />}
           {error && (

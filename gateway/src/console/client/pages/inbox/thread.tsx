@@ -26,6 +26,7 @@ import { byTime, NoteForm, NoteItem, notesPath } from './notes.js';
 import { allPages } from '../lists/paged.js';
 import { RetryAllFailed } from './retry-all.js';
 import { SnoozeControl } from './snooze.js';
+import { ConversationLabels } from './conversation-labels.js';
 import { SavedReplyPicker } from './saved-reply-picker.js';
 import { SaveAsFaq } from './save-faq.js';
 import { Button } from '../../components/button.js';
@@ -325,6 +326,13 @@ export function Thread(props: {
       <SnoozeControl
         conversation={conversation}
         me={props.team.me}
+        onChanged={(c) => {
+          show(c, turn());
+          props.onChanged();
+        }}
+      />
+      <ConversationLabels
+        conversation={conversation}
         onChanged={(c) => {
           show(c, turn());
           props.onChanged();
