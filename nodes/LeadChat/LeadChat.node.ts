@@ -14,6 +14,7 @@ import {
 import { searchCampaigns } from './methods/campaignSearch';
 import { searchContacts } from './methods/contactSearch';
 import { searchConversations } from './methods/conversationSearch';
+import { getLabels } from './methods/labelOptions';
 import { searchLists } from './methods/listSearch';
 import { getAssignees, searchMembers } from './methods/memberSearch';
 import * as campaign from './resources/campaign';
@@ -114,6 +115,7 @@ export class LeadChat implements INodeType {
     },
     loadOptions: {
       getAssignees,
+      getLabels,
     },
   };
 

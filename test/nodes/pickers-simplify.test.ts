@@ -148,7 +148,7 @@ describe('LeadChat node: contact and conversation pickers, Simplify', () => {
   });
 
   describe('Simplify', () => {
-    test('a conversation keeps 14 keys: whose, where, its state, whether it waits or is snoozed, its last message', async () => {
+    test('a conversation keeps 15 keys: whose, where, its state, whether it waits or is snoozed, its labels, its last message', async () => {
       const [latest] = await listAll(gw, account.apiKey, '/conversations');
       const full = await runLeadChat(host, { resource: 'conversation', operation: 'get', conversationId: latest!.id });
       expect(Object.keys(full.output('LeadChat')[0]!.json)).toHaveLength(27);
@@ -170,6 +170,7 @@ describe('LeadChat node: contact and conversation pickers, Simplify', () => {
         needsReply: latest!.needsReply,
         unread: expect.any(Number),
         snoozedUntil: null,
+        labels: [],
         // No campaign answers Noah: the gateway's hand-off notice is the last message.
         lastMessage: HANDOFF_NOTICE,
         lastMessageFrom: 'system',
@@ -183,7 +184,7 @@ describe('LeadChat node: contact and conversation pickers, Simplify', () => {
         simplify: true,
       });
       expect(many.output('LeadChat')).toHaveLength(5);
-      expect(many.output('LeadChat').every((item) => Object.keys(item.json).length === 14)).toBe(true);
+      expect(many.output('LeadChat').every((item) => Object.keys(item.json).length === 15)).toBe(true);
     });
 
     test('is on by default for the AI tool from version 2, and off in a workflow or in version 1', async () => {

@@ -69,6 +69,15 @@ export const description = forOperation('conversation', 'getAll', [
         'Whether to keep only the conversations holding an outgoing message that failed (on: those; off: only the others)',
     },
     {
+      displayName: 'Label Name or ID',
+      name: 'label',
+      type: 'options',
+      typeOptions: { loadOptionsMethod: 'getLabels' },
+      default: '',
+      description:
+        'Only the conversations carrying this label, in any case. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
+    },
+    {
       displayName: 'Needs Reply',
       name: 'needsReply',
       type: 'boolean',
@@ -117,7 +126,7 @@ export async function execute(
   const qs = readFilters.call(
     this,
     itemIndex,
-    ['status', 'campaignId', 'contactId', 'channel', 'assigneeId'],
+    ['status', 'campaignId', 'contactId', 'channel', 'assigneeId', 'label'],
     ['failed', 'needsReply', 'reminded', 'snoozed'],
   );
   const conversations = await leadChatGetMany.call(

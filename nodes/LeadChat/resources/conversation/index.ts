@@ -1,21 +1,25 @@
 import type { INodeProperties } from 'n8n-workflow';
 
 import type { Operation } from '../../shared/types';
+import * as addLabels from './addLabels';
 import * as addNote from './addNote';
 import * as assign from './assign';
 import * as get from './get';
 import * as getAll from './getAll';
 import * as handOff from './handOff';
+import * as removeLabel from './removeLabel';
 import * as resumeBot from './resumeBot';
 import * as sendAsTeamMember from './sendAsTeamMember';
 import * as snooze from './snooze';
 
 export const operations: Record<string, Operation> = {
+  addLabels,
   addNote,
   assign,
   get,
   getAll,
   handOff,
+  removeLabel,
   resumeBot,
   sendAsTeamMember,
   snooze,
@@ -29,6 +33,12 @@ export const description: INodeProperties[] = [
     noDataExpression: true,
     displayOptions: { show: { resource: ['conversation'] } },
     options: [
+      {
+        name: 'Add Labels',
+        value: 'addLabels',
+        action: 'Add labels to a conversation',
+        description: 'Label a conversation (Hot lead, pricing, demo booked…) for the team and workflows to find it by',
+      },
       {
         name: 'Add Note',
         value: 'addNote',
@@ -51,13 +61,20 @@ export const description: INodeProperties[] = [
         name: 'Get Many',
         value: 'getAll',
         action: 'Get many conversations',
-        description: 'List conversations, newest activity first, filtered by status, campaign, channel or assignee',
+        description:
+          'List conversations, newest activity first, filtered by status, campaign, channel, assignee or label',
       },
       {
         name: 'Hand Off',
         value: 'handOff',
         action: 'Hand off a conversation to the team',
         description: "Turn the AI bot off for a contact's conversations so a person can take over",
+      },
+      {
+        name: 'Remove Label',
+        value: 'removeLabel',
+        action: 'Remove a label from a conversation',
+        description: 'Take one label off a conversation',
       },
       {
         name: 'Resume Bot',
@@ -81,11 +98,13 @@ export const description: INodeProperties[] = [
     ],
     default: 'getAll',
   },
+  ...addLabels.description,
   ...addNote.description,
   ...assign.description,
   ...get.description,
   ...getAll.description,
   ...handOff.description,
+  ...removeLabel.description,
   ...resumeBot.description,
   ...sendAsTeamMember.description,
   ...snooze.description,
