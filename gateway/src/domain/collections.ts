@@ -93,6 +93,8 @@ export const collections: CollectionSpec[] = [
       assignee: { fields: ['accountId', 'assigneeId'] },
       // Set to 'snoozed' only while the conversation is snoozed (snoozedUntil).
       snoozed: { fields: ['accountId', 'snoozed'] },
+      // Set to 'labelled' only while the conversation carries a label.
+      labelled: { fields: ['accountId', 'labelled'] },
     },
   },
   {

@@ -18,6 +18,12 @@ function withLabels(labels: readonly string[], more: readonly string[]): string[
   return all;
 }
 
+/** A conversation's labels, and its place in the index of the labelled conversations (none without labels). */
+const labelled = (labels: string[]): Partial<Conversation> => ({
+  labels,
+  labelled: labels.length ? 'labelled' : null,
+});
+
 /** Tells the account's workflows what a member or a workflow changed; nothing when nothing did. */
 async function tellLabeled(tx: Tx, c: Conversation, added: string[], removed: string[]) {
   if (added.length === 0 && removed.length === 0) return;
@@ -52,7 +58,7 @@ export async function addLabels(
         'TOO_MANY_LABELS',
         `A conversation carries at most ${MAX_LABELS} labels: it has ${own.length}, and ${all.length - own.length} more would make ${all.length}. Remove some first`,
       );
-    const updated = await updateConversation(tx, conversation, { labels: all });
+    const updated = await updateConversation(tx, conversation, labelled(all));
     await tellLabeled(tx, updated, all.slice(own.length), []);
     return updated;
   });
@@ -74,7 +80,7 @@ export async function removeLabel(
     const key = labelKey(label);
     const removed = own.filter((l) => labelKey(l) === key);
     if (removed.length === 0) return conversation;
-    const updated = await updateConversation(tx, conversation, { labels: own.filter((l) => labelKey(l) !== key) });
+    const updated = await updateConversation(tx, conversation, labelled(own.filter((l) => labelKey(l) !== key)));
     await tellLabeled(tx, updated, [], removed);
     return updated;
   });
@@ -88,7 +94,7 @@ export async function removeLabel(
 export function foldedLabels(into: Conversation, from: Conversation): Partial<Conversation> {
   const own = into.labels ?? [];
   const all = withLabels(own, from.labels ?? []).slice(0, MAX_LABELS);
-  return all.length === own.length ? {} : { labels: all };
+  return all.length === own.length ? {} : labelled(all);
 }
 
 /** Conversations read per step while the account's labels are counted. */
@@ -105,8 +111,8 @@ export async function labelsOf(
   const counts = new Map<string, { conversations: number; spellings: Map<string, number> }>();
   let after: number | undefined;
   for (;;) {
-    // By place as read: a conversation moving up the inbox meanwhile is counted once.
-    const batch = await r.findPlaced<Conversation>('conversations', 'account', [accountId], {
+    // By place as read: a conversation moving up the inbox meanwhile is counted once. Only the labelled are read.
+    const batch = await r.findPlaced<Conversation>('conversations', 'labelled', [accountId, 'labelled'], {
       order: 'desc',
       after,
       limit: SCAN_BATCH,

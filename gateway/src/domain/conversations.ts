@@ -108,6 +108,8 @@ export interface Conversation {
   snoozed?: 'snoozed' | null;
   /** The team's labels on it (conversation-labels.ts), as first spelled here; absent on those never labelled. */
   labels?: string[];
+  /** 'labelled' while it carries a label: an index finds the labelled conversations. */
+  labelled?: 'labelled' | null;
   /** How many of its outgoing messages are failed now (a retry takes one off). */
   failed?: number;
   /** 'failed' while `failed` is above 0: an index finds the conversations with messages to retry. */
@@ -431,6 +433,7 @@ function publicConversation(
     awaiting: _w,
     handoffNoticeAt: _n,
     snoozed: _s,
+    labelled: _lb,
     ...rest
   } = c;
   return {
@@ -509,22 +512,24 @@ export async function conversationsOf(
   if (contactId) await getContact(r, accountId, contactId);
   const [index, values] = contactId
     ? ['contact', [contactId]]
-    : failed
-      ? ['failing', [accountId, 'failed']]
-      : snoozed
-        ? ['snoozed', [accountId, 'snoozed']]
-        : assigned
-          ? ['assignee', [accountId, assigned]]
-          : // A conversation reminded of waits for a person: it needs a reply.
-            awaiting || reminded
-            ? ['awaiting', [accountId, 'reply']]
-            : status
-              ? ['status', [accountId, status]]
-              : campaignId
-                ? ['campaign', [accountId, campaignId]]
-                : channel
-                  ? ['kind', [accountId, channel]]
-                  : ['account', [accountId]];
+    : label !== undefined
+      ? ['labelled', [accountId, 'labelled']]
+      : failed
+        ? ['failing', [accountId, 'failed']]
+        : snoozed
+          ? ['snoozed', [accountId, 'snoozed']]
+          : assigned
+            ? ['assignee', [accountId, assigned]]
+            : // A conversation reminded of waits for a person: it needs a reply.
+              awaiting || reminded
+              ? ['awaiting', [accountId, 'reply']]
+              : status
+                ? ['status', [accountId, status]]
+                : campaignId
+                  ? ['campaign', [accountId, campaignId]]
+                  : channel
+                    ? ['kind', [accountId, channel]]
+                    : ['account', [accountId]];
   const wanted = (c: Conversation) =>
     (!status || c.status === status) &&
     (!campaignId || c.campaignId === campaignId) &&

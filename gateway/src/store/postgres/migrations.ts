@@ -498,6 +498,14 @@ CREATE INDEX IF NOT EXISTS "audit_log_by_actionActor" ON "audit_log" ((doc->>'ac
   WHERE doc->>'accountId' IS NOT NULL AND doc->>'action' IS NOT NULL AND doc->>'actorId' IS NOT NULL;
 `,
   },
+  {
+    version: 35,
+    name: 'the labelled conversations of an account',
+    sql: `
+CREATE INDEX IF NOT EXISTS "conversations_by_labelled" ON "conversations" ((doc->>'accountId'), (doc->>'labelled'), seq)
+  WHERE doc->>'accountId' IS NOT NULL AND doc->>'labelled' IS NOT NULL;
+`,
+  },
 ];
 
 /** Arbitrary and fixed: the advisory lock under which one process at a time migrates a database. */
