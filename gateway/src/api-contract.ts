@@ -141,6 +141,10 @@ export const MEMBER_ROLES = ['admin', 'agent'] as const;
 export type MemberRole = (typeof MEMBER_ROLES)[number];
 export type Role = 'owner' | MemberRole;
 
+/** Whether a member is there to take hand-offs: an away one is skipped by round robin and is told so in the console. */
+export const AVAILABILITIES = ['available', 'away'] as const;
+export type Availability = (typeof AVAILABILITIES)[number];
+
 const ROLE_RANK: Record<Role, number> = { agent: 1, admin: 2, owner: 3 };
 
 /** Whether a role may do what `least` may: the owner all an admin may, an admin all an agent may. */

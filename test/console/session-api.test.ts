@@ -54,7 +54,13 @@ describe('sign-in', () => {
     );
     expect(reply.body).toEqual({
       account: { id: owner.id, name: owner.name, email: owner.email, type: 'standard', defaultCountry: null },
-      member: { id: `mem_${owner.id.replace('_', '')}`, name: owner.name, email: owner.email, role: 'owner' },
+      member: {
+        id: `mem_${owner.id.replace('_', '')}`,
+        name: owner.name,
+        email: owner.email,
+        role: 'owner',
+        availability: 'available',
+      },
       csrfToken: expect.stringMatching(/^[0-9a-f]{64}$/),
       expiresAt: expect.any(String),
       idleMinutes: 120,

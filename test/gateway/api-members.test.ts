@@ -79,6 +79,7 @@ describe('invitations', () => {
       name: 'Dana',
       role: 'agent',
       status: 'invited',
+      availability: 'available',
       inviteUrl: expect.stringMatching(/^https:\/\/[^/]+\/console\/invite#[\w-]{43}$/),
       inviteExpiresAt: expect.any(String),
       createdAt: expect.any(String),
@@ -194,6 +195,7 @@ describe('invitations', () => {
       name: 'Lee',
       email: 'lee@team.example',
       role: 'agent',
+      availability: 'available',
     });
     expect([accepted.headers['set-cookie']].flat()[0]).toMatch(/^__Host-leadchat_session=/);
 
@@ -303,6 +305,7 @@ describe('the team', () => {
       name: account.name,
       role: 'owner',
       status: 'active',
+      availability: 'available',
       inviteExpiresAt: null,
       createdAt: null,
     });

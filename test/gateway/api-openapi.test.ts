@@ -82,6 +82,7 @@ const ROUTES: Record<string, string[]> = {
   '/media/{id}': ['get'],
   '/members': ['get', 'post'],
   '/members/{id}': ['delete', 'get', 'patch'],
+  '/members/{id}/availability': ['put'],
   '/members/{id}/invite': ['post'],
   '/subaccounts/credits': ['post'],
   '/subaccounts/auto-recharge': ['put'],
@@ -324,7 +325,7 @@ test('every operation has a unique operationId, a tag the document lists, a desc
     }
   }
   expect(new Set(ids).size).toBe(ids.length);
-  expect(ids).toHaveLength(98);
+  expect(ids).toHaveLength(99);
 });
 
 test('each error status lists the codes its operation can answer; the headers of limits and retries are described', () => {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { HANDOFF_ASSIGNMENTS, MEMBER_ROLES } from '../api-contract.js';
+import { AVAILABILITIES, HANDOFF_ASSIGNMENTS, MEMBER_ROLES } from '../api-contract.js';
 import { nullableTimestamp, timestamp, weeklyHours } from './shared.js';
 
 /** GET and PUT /v1/settings (the secret is shown: the endpoint is the account's own). */
@@ -120,6 +120,9 @@ export const member = z
     name: z.string(),
     role: z.enum(['owner', ...MEMBER_ROLES]),
     status: z.enum(['invited', 'active']),
+    availability: z
+      .enum(AVAILABILITIES)
+      .describe('away: round robin passes them by (PUT /members/{id}/availability); available unless they said so'),
     inviteExpiresAt: nullableTimestamp.describe('While an invitation link is open'),
     createdAt: nullableTimestamp.describe("null for the account's owner"),
   })

@@ -2,7 +2,7 @@ import type { Gateway } from '../context.js';
 import { ApiError, badRequest, notFound } from '../errors.js';
 import { newId, now } from '../ids.js';
 import type { Reader, Tx } from '../store/store.js';
-import type { HandoffAssignment, SendingWindow } from '../api-contract.js';
+import type { Availability, HandoffAssignment, SendingWindow } from '../api-contract.js';
 import type { ChannelCredentials } from './channel-credentials.js';
 import type { ReplacedSecret } from './signing-secrets.js';
 import { audit, type AuditBy } from './audit-log.js';
@@ -62,6 +62,8 @@ export interface Account {
   bot?: BotSettings;
   /** The owner's own name on their replies and in the team; the account's name when unset. */
   ownerName?: string | null;
+  /** The owner's availability (their member record's, for the owner has none); available when unset. */
+  ownerAvailability?: Availability;
   /** Who a hand-off assigns its conversation to; 'none' when unset. */
   handoffAssignment?: HandoffAssignment;
   /** How long a contact waits for a person before the team is reminded ("15m"); the default when unset, off when null. */

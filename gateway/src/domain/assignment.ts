@@ -1,11 +1,11 @@
 import type { Gateway } from '../context.js';
 import { ApiError } from '../errors.js';
 import type { Tx } from '../store/store.js';
-import type { HandoffReason } from '../api-contract.js';
+import { HANDOFF_REASONS, type HandoffReason } from '../api-contract.js';
 import type { Account } from './accounts.js';
 import { getConversation, updateConversation, type Conversation } from './conversations.js';
 import { emitEvent } from './emit-event.js';
-import { getMember, teamOf, type Actor, type Member } from './members.js';
+import { availabilityOf, getMember, teamOf, type Actor, type Member } from './members.js';
 import { holdTurn } from './turns.js';
 
 /**
@@ -48,15 +48,16 @@ export async function assignConversation(
 }
 
 /**
- * The next active agent in turn (the admins' turn when the account has no agent), recorded as having taken it; none
- * when the team has neither. The turn (turns.ts) is held in the hand-off's transaction: concurrent hand-offs, on any
- * number of processes, wait for each other on it and each takes the next. The next is the first of the pool who
- * joined after whoever took the last, who may have left the pool since (an agent made an admin).
+ * The next active agent in turn who is not away (the available admins' turn when no agent is available), recorded as
+ * having taken it; none when nobody is available, and the hand-off is nobody's, which every member is told of. The
+ * turn (turns.ts) is held in the hand-off's transaction: concurrent hand-offs, on any number of processes, wait for
+ * each other on it and each takes the next, as does a member going away (availability.ts). The next is the first of
+ * the pool who joined after whoever took the last, who may have left the pool since (an agent made an admin, away).
  */
 export async function takeTurn(tx: Tx, accountId: string): Promise<Member | undefined> {
   const turn = await holdTurn(tx, accountId);
   const team = await teamOf(tx, accountId);
-  const active = team.filter((m) => m.status === 'active');
+  const active = team.filter((m) => m.status === 'active' && availabilityOf(m) === 'available');
   const agents = active.filter((m) => m.role === 'agent');
   const pool = agents.length > 0 ? agents : active.filter((m) => m.role === 'admin');
   if (pool.length === 0) return undefined;
@@ -64,6 +65,19 @@ export async function takeTurn(tx: Tx, accountId: string): Promise<Member | unde
   const next = pool.find((m) => team.indexOf(m) > lastAt) ?? pool[0]!;
   await turn.record(next.id);
   return next;
+}
+
+const reasonOf = (c: Conversation): HandoffReason => HANDOFF_REASONS.find((r) => r === c.handoff?.reason) ?? 'team';
+
+/**
+ * A conversation waiting for a person whose assignee is no longer there for it (they left the team, or went away) is
+ * handed off anew, as a hand-off would be: to the next available in turn under round robin, else to nobody, and the
+ * `handoff` event (its own reason and message) tells the team who has it now, so that no contact waits unseen.
+ */
+export async function handOffAnew(tx: Tx, account: Account, conversation: Conversation): Promise<void> {
+  const inTurn = account.handoffAssignment === 'round_robin' ? await takeTurn(tx, account.id) : undefined;
+  const passed = await updateConversation(tx, conversation, { assigneeId: inTurn?.id ?? null });
+  await tellTeam(tx, account, passed, reasonOf(passed), passed.handoff?.message ?? null);
 }
 
 /**

@@ -1,8 +1,7 @@
-import { HANDOFF_REASONS, type HandoffReason } from '../api-contract.js';
 import type { Gateway } from '../context.js';
 import type { Tx } from '../store/store.js';
 import type { Account } from './accounts.js';
-import { takeTurn, tellTeam } from './assignment.js';
+import { handOffAnew } from './assignment.js';
 import { updateConversation, type Conversation } from './conversations.js';
 import { audit, type AuditBy } from './audit-log.js';
 import { endSessions, getMember, memberTarget, ownerIsNoMember, teamOf } from './members.js';
@@ -26,19 +25,11 @@ export async function removeMember(gw: Gateway, account: Account, id: string, by
   });
 }
 
-const reasonOf = (c: Conversation): HandoffReason => HANDOFF_REASONS.find((r) => r === c.handoff?.reason) ?? 'team';
-
 /**
- * A conversation of a member who left. One that waits for a person is handed off anew, as a hand-off would be: to
- * the next in turn under round robin, else to nobody, and the `handoff` event (its own reason and message) tells
- * the team who has it now, so that nobody's contact waits unseen. Any other is nobody's: the bot has it, or it ended.
+ * A conversation of a member who left. One that waits for a person is handed off anew (handOffAnew). Any other is
+ * nobody's: the bot has it, or it ended.
  */
 async function passOn(tx: Tx, account: Account, conversation: Conversation): Promise<void> {
-  if (conversation.status !== 'handed_off') {
-    await updateConversation(tx, conversation, { assigneeId: null });
-    return;
-  }
-  const inTurn = account.handoffAssignment === 'round_robin' ? await takeTurn(tx, account.id) : undefined;
-  const passed = await updateConversation(tx, conversation, { assigneeId: inTurn?.id ?? null });
-  await tellTeam(tx, account, passed, reasonOf(passed), passed.handoff?.message ?? null);
+  if (conversation.status === 'handed_off') await handOffAnew(tx, account, conversation);
+  else await updateConversation(tx, conversation, { assigneeId: null });
 }

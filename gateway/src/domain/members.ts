@@ -7,7 +7,7 @@ import type { Account } from './accounts.js';
 import { audit, type AuditBy } from './audit-log.js';
 import { digest, hashPassword, newToken } from './secrets.js';
 import { endSessionIn } from './session-ends.js';
-import type { MemberRole, Role } from '../api-contract.js';
+import type { Availability, MemberRole, Role } from '../api-contract.js';
 import type { MemberAnswer } from '../contract/account.js';
 
 /**
@@ -28,6 +28,8 @@ export interface Member {
   inviteTokenHash: string | null;
   /** Epoch ms after which the invitation no longer opens. */
   inviteExpiresAt: number | null;
+  /** Away: round robin passes them by; available when unset (members stored before there was a choice). */
+  availability?: Availability;
   createdAt: string;
   updatedAt: string;
 }
@@ -38,6 +40,8 @@ export interface Actor {
   name: string;
   email: string;
   role: Role;
+  /** As their member record holds it (Member), or the account the owner's. */
+  availability?: Availability;
 }
 
 /** How long an invitation's link opens. */
@@ -51,9 +55,19 @@ export const ownerOf = (account: Account): Actor => ({
   name: account.ownerName || account.name,
   email: account.email,
   role: 'owner',
+  availability: account.ownerAvailability ?? 'available',
 });
 
-export const actorOf = (m: Member): Actor => ({ id: m.id, name: m.name, email: m.email, role: m.role });
+/** A member's (or the owner's) availability: available unless they said they are away. */
+export const availabilityOf = (m: Member | Actor): Availability => m.availability ?? 'available';
+
+export const actorOf = (m: Member): Actor => ({
+  id: m.id,
+  name: m.name,
+  email: m.email,
+  role: m.role,
+  availability: availabilityOf(m),
+});
 
 /** The account's member with this id, the owner included; 404 for anyone else's. */
 export async function getMember(r: Reader, account: Account, id: string): Promise<Member | Actor> {
@@ -89,6 +103,7 @@ export function publicMember(m: Member | Actor): MemberAnswer {
       name: m.name,
       role: m.role,
       status: 'active' as const,
+      availability: availabilityOf(m),
       inviteExpiresAt: null,
       createdAt: null,
     };
@@ -98,6 +113,7 @@ export function publicMember(m: Member | Actor): MemberAnswer {
     name: m.name,
     role: m.role,
     status: m.status,
+    availability: availabilityOf(m),
     inviteExpiresAt: m.inviteTokenHash && m.inviteExpiresAt ? iso(m.inviteExpiresAt) : null,
     createdAt: m.createdAt,
   };

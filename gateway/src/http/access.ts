@@ -75,6 +75,8 @@ export const ROUTE_ACCESS: Readonly<Record<string, Readonly<Partial<Record<HttpM
   '/v1/members': { GET: 'team', POST: 'admins' },
   '/v1/members/:id': { GET: 'team', PATCH: 'admins', DELETE: 'admins' },
   '/v1/members/:id/invite': { POST: 'admins' },
+  // Everyone sets their own; the owner and admins anyone's: the route checks who (domain/availability.ts).
+  '/v1/members/:id/availability': { PUT: 'team' },
   '/v1/credits': { GET: 'team' },
   '/v1/credits/history': { GET: 'team' },
 

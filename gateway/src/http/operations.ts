@@ -992,6 +992,18 @@ export const OPERATIONS: Record<string, Partial<Record<'get' | 'post' | 'put' | 
       errors: { ...notFound('MEMBER'), 403: ['OWNER_UNCHANGEABLE'] },
     },
   },
+  '/members/{id}/availability': {
+    put: {
+      id: 'setMemberAvailability',
+      tag: 'Team',
+      summary: 'Set a member away or available',
+      description:
+        "`me`: the caller (the owner with the API key). Round robin passes an away member by; going away hands off anew each of their conversations waiting for a person. Everyone sets their own, the owner and admins anyone's; an agent setting another's is 403 FORBIDDEN.",
+      body: schemas.memberAvailability,
+      answers: { 200: member },
+      errors: { 403: ['FORBIDDEN'], ...notFound('MEMBER') },
+    },
+  },
   '/credits': {
     get: {
       id: 'getCredits',

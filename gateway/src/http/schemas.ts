@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import {
+  AVAILABILITIES,
   AUDIT_ACTIONS,
   CAMPAIGN_CHANNELS,
   CAMPAIGN_STATUSES,
@@ -833,6 +834,14 @@ export const memberUpdate = z
   .object({ name: nonBlank(T.name), role: z.enum(MEMBER_ROLES) })
   .partial()
   .refine((b) => Object.keys(b).length > 0, 'give name or role');
+
+export const memberAvailability = z.object({
+  availability: z
+    .enum(AVAILABILITIES)
+    .describe(
+      'away: round robin passes the member by, and their conversations waiting for a person are handed off anew',
+    ),
+});
 
 export const assignment = z.object({
   memberId: id.nullable().describe('The member (or the owner) who takes the conversation; null: nobody'),

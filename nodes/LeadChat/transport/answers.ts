@@ -408,6 +408,11 @@ export interface components {
       role: 'owner' | 'admin' | 'agent';
       /** @enum {string} */
       status: 'invited' | 'active';
+      /**
+       * @description away: round robin passes them by (PUT /members/{id}/availability); available unless they said so
+       * @enum {string}
+       */
+      availability: 'available' | 'away';
       /** @description While an invitation link is open */
       inviteExpiresAt: string | null;
       /** @description null for the account's owner */

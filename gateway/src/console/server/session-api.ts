@@ -2,7 +2,7 @@ import { Router, type Request, type Response } from 'express';
 import { z } from 'zod';
 import type { Gateway } from '../../context.js';
 import { getAccount, type Account } from '../../domain/accounts.js';
-import { acceptInvitation, actorOf, invitationOf, type Actor } from '../../domain/members.js';
+import { acceptInvitation, actorOf, availabilityOf, invitationOf, type Actor } from '../../domain/members.js';
 import { iso } from '../../ids.js';
 import { forbidden } from '../../errors.js';
 import { jsonBody } from '../../http/middleware/json-body.js';
@@ -49,7 +49,13 @@ const sessionView = async (gw: Gateway, account: Account, actor: Actor, session:
     type: account.type,
     defaultCountry: account.defaultCountry ?? null,
   },
-  member: { id: actor.id, name: actor.name, email: actor.email, role: actor.role },
+  member: {
+    id: actor.id,
+    name: actor.name,
+    email: actor.email,
+    role: actor.role,
+    availability: availabilityOf(actor),
+  },
   csrfToken: csrfTokenOf(token),
   expiresAt: new Date(session.expiresAt).toISOString(),
   idleMinutes: IDLE_MS / 60_000,

@@ -10,12 +10,13 @@ import {
   type Invitation,
 } from '../../domain/members.js';
 import { removeMember } from '../../domain/member-removal.js';
+import { setAvailability } from '../../domain/availability.js';
 import { iso } from '../../ids.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { accountPage } from '../paging.js';
 import { publicBase } from '../public-base.js';
-import { accountOf, auditBy, parse, route, sendDurable, type Routes } from '../route.js';
-import { memberInvite, memberUpdate } from '../schemas.js';
+import { accountOf, actorOf, auditBy, parse, route, sendDurable, type Routes } from '../route.js';
+import { memberAvailability, memberInvite, memberUpdate } from '../schemas.js';
 
 /**
  * A member as the answer that invites them shows them: with the invitation's link, shown this once. The token rides
@@ -73,6 +74,16 @@ export function membersRoutes(v1: Routes, gw: Gateway): void {
         res
           .set('Cache-Control', 'no-store')
           .json(invitationView(gw, await reinvite(gw, accountOf(res), String(req.params.id), auditBy(res))));
+      },
+    ],
+  });
+  route(v1, '/members/:id/availability', {
+    put: [
+      jsonBody(),
+      async (req, res) => {
+        const { availability } = parse(memberAvailability, req.body);
+        const id = String(req.params.id);
+        res.json(publicMember(await setAvailability(gw, accountOf(res), actorOf(res), id, availability, auditBy(res))));
       },
     ],
   });
