@@ -1,4 +1,4 @@
-import type { Role } from '../../api-contract.js';
+import type { Availability, Role } from '../../api-contract.js';
 import { call, get, SESSION_PATH, setCsrfToken } from './api.js';
 import { setDefaultCountry } from './default-country.js';
 
@@ -6,8 +6,11 @@ import { setDefaultCountry } from './default-country.js';
 export interface SessionInfo {
   /** `defaultCountry`: what phone hints say to everyone, though only admins read the settings (/v1/settings). */
   account: { id: string; name: string; email: string; type: 'agency' | 'standard'; defaultCountry: string | null };
-  /** Who signed in: the account's owner, or a member of its team, with the role that decides what they may do. */
-  member: { id: string; name: string; email: string; role: Role };
+  /**
+   * Who signed in: the account's owner, or a member of its team, with the role that decides what they may do, and
+   * whether they are away, as they were when the console opened (the frame's Away button holds it after).
+   */
+  member: { id: string; name: string; email: string; role: Role; availability: Availability };
   csrfToken: string;
   expiresAt: string;
   idleMinutes: number;

@@ -10,9 +10,11 @@ import { BalanceBanner, useCredits } from './balance.js';
 import { WebhooksBanner } from './webhooks-banner.js';
 import { Button } from './button.js';
 import { SwitchAccount } from './switch-account.js';
+import { AvailabilitySwitch } from './availability.js';
 
 /**
- * The frame of every signed-in page: who is signed in (their name and role, on which account), **Switch account**
+ * The frame of every signed-in page: who is signed in (their name and role, on which account), **Away**
+ * (components/availability), **Switch account**
  * when their password opens other accounts too (components/switch-account), sign-out, the
  * navigation, which offers only the pages their role opens, and the tab's title, which counts the conversations
  * `waiting` for the member's reply ("(3) Inbox · LeadChat console"). On a page change the page's
@@ -68,6 +70,7 @@ export function Shell(props: {
           <span class="sr-only">, on the account</span> <span class="name">{account.name}</span>{' '}
           <span class="email">{member.email}</span>
         </span>
+        <AvailabilitySwitch initial={member.availability} />
         {props.session.otherAccounts.length > 0 && (
           <button type="button" class="secondary" ref={switchButton} onClick={() => setSwitching(true)}>
             Switch account

@@ -48,8 +48,9 @@ export function AssigneeSwitch(props: { value: string; onChange: (assigneeId: st
 
 /**
  * Who has the conversation to answer (POST /v1/conversations/{id}/assign): an active member of the team, or
- * nobody. Only active members are offered: an invited one cannot answer yet, and the API refuses them. The member's
- * own assignment is not told back to them as news (notify/own-actions).
+ * nobody. Only active members are offered: an invited one cannot answer yet, and the API refuses them. One who is
+ * away is offered, named so ("Pat (agent, away)"): a person may choose them. The member's own assignment is not told
+ * back to them as news (notify/own-actions).
  */
 export function AssigneePicker(props: {
   conversation: Conversation;
@@ -73,6 +74,8 @@ export function AssigneePicker(props: {
       props.onChanged,
     );
   const active = team.members.filter((m) => m.status === 'active');
+  // Assigned by a person's choice to someone away (round robin never is): the picker says so.
+  const away = team.members.find((m) => m.id === current && m.availability === 'away');
   // Assign to me goes once it is done: the focus goes to the choice it made.
   const picker = () => document.getElementById('thread-assignee')?.focus();
   return (
@@ -89,7 +92,8 @@ export function AssigneePicker(props: {
           <option value="">Nobody</option>
           {active.map((m) => (
             <option key={m.id} value={m.id}>
-              {m.name} ({m.id === team.me ? 'you' : ROLE_LABEL[m.role].toLowerCase()})
+              {m.name} ({m.id === team.me ? 'you' : ROLE_LABEL[m.role].toLowerCase()}
+              {m.availability === 'away' ? ', away' : ''})
             </option>
           ))}
           {current && !active.some((m) => m.id === current) && (
@@ -107,6 +111,14 @@ export function AssigneePicker(props: {
           </Button>
         )}
       </div>
+      {away && (
+        <p class="hint" id="thread-assignee-away">
+          {away.id === team.me
+            ? 'You are away: the contact waits until you are back'
+            : `${away.name} is away: the contact waits until they are back`}
+          , or until someone else takes it.
+        </p>
+      )}
       <FormStatus error={assigning.error} done={assigning.done} />
     </div>
   );

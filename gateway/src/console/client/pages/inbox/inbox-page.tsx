@@ -2,6 +2,7 @@ import { canAct, MAX_PAGE_LIMIT } from '../../../../api-contract.js';
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import type { Conversation, PageOf, TeamMember } from '../../answers.js';
 import { get } from '../../api.js';
+import { AVAILABILITY_CHANGED } from '../../components/availability.js';
 import { PageTitle } from '../../components/shell.js';
 import type { SessionInfo } from '../../session.js';
 import { loadTeam } from '../../team.js';
@@ -36,7 +37,12 @@ export function InboxPage({ session }: { session: SessionInfo }) {
   const [filters, setFilters] = useState<Filters>(NO_FILTERS);
   const [members, setMembers] = useState<TeamMember[] | undefined>(undefined);
   const readTeam = () => void loadTeam().then((res) => !res.error && setMembers(res.items));
-  useEffect(readTeam, []);
+  useEffect(() => {
+    readTeam();
+    // The picker says who is away, the signed-in member included.
+    window.addEventListener(AVAILABILITY_CHANGED, readTeam);
+    return () => window.removeEventListener(AVAILABILITY_CHANGED, readTeam);
+  }, []);
   const team: Team = { members: members ?? [], me: session.member.id };
   const [limit, setLimit] = useState(PAGE);
   const [page, setPage] = useState<PageOf<Conversation> | undefined>(undefined);

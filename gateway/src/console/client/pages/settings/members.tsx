@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { Invitation, TeamMember } from '../../answers.js';
 import { Panel } from '../../components/form.js';
+import { AVAILABILITY_CHANGED } from '../../components/availability.js';
 import { Loading } from '../../components/load.js';
 import { PageTitle } from '../../components/shell.js';
 import { Link } from '../../router.js';
@@ -25,7 +26,13 @@ export function MembersPage({ session }: { session: SessionInfo }) {
     // A link shown for a member just removed opens nothing any more.
     setInvitation((shown) => (shown && res.items.some((m) => m.id === shown.id) ? shown : undefined));
   };
-  useEffect(() => void reload(), []);
+  useEffect(() => {
+    void reload();
+    // The frame's Away button changes the signed-in member's row.
+    const again = () => void reload();
+    window.addEventListener(AVAILABILITY_CHANGED, again);
+    return () => window.removeEventListener(AVAILABILITY_CHANGED, again);
+  }, []);
   const showLink = (i: Invitation) => {
     setInvitation(i);
     void reload();

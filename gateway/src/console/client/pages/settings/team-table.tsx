@@ -9,8 +9,16 @@ import { ROLE_LABEL } from '../../roles.js';
 import { dateTime } from '../../team.js';
 import { Button } from '../../components/button.js';
 
-/** Whether an invitation is open, and until when; or that its link expired and a new one is needed. */
+/**
+ * Whether an invitation is open, and until when; or that its link expired and a new one is needed; and whether the
+ * member is away (round robin passes them by).
+ */
 function statusOf(m: TeamMember, at: number): string {
+  const away = m.availability === 'away' ? '; away' : '';
+  return `${invitationOf(m, at)}${away}`;
+}
+
+function invitationOf(m: TeamMember, at: number): string {
   const open = m.inviteExpiresAt && Date.parse(m.inviteExpiresAt) > at;
   if (m.status === 'active')
     return m.inviteExpiresAt && open ? `Active; a new link opens until ${dateTime(m.inviteExpiresAt)}` : 'Active';
@@ -25,6 +33,7 @@ const path = (m: TeamMember) => `/v1/members/${encodeURIComponent(m.id)}`;
 /**
  * The team, owner first: each member's role changed in place (PATCH /v1/members/{id}), a new invitation link
  * (POST /v1/members/{id}/invite), or removed after a confirmation (DELETE /v1/members/{id}). The owner stays as is.
+ * Anyone but the one signed in is set away or available (PUT /v1/members/{id}/availability).
  */
 export function TeamTable(props: {
   team: TeamMember[];
@@ -44,6 +53,15 @@ export function TeamTable(props: {
       () => call<Invitation>('POST', `${path(m)}/invite`),
       `A new link for ${m.name} is shown above; any earlier link no longer opens.`,
       props.onLink,
+    );
+  // For a colleague who forgot before leaving, or came back: their own is the frame's Away button.
+  const setAvailability = (m: TeamMember, availability: 'away' | 'available') =>
+    void acting.run(
+      () => call<TeamMember>('PUT', `${path(m)}/availability`, { availability }),
+      availability === 'away'
+        ? `${m.name} is away: hand-offs go to others, and those waiting for ${m.name} went to the team.`
+        : `${m.name} is available: hand-offs come to ${m.name} in turn again.`,
+      props.onChanged,
     );
   const remove = (m: TeamMember) =>
     acting.run(() => call('DELETE', path(m)), `${m.name} is no longer on the team.`, props.onChanged);
@@ -91,6 +109,17 @@ export function TeamTable(props: {
                 </td>
                 <td>{statusOf(m, at)}</td>
                 <td>
+                  {m.id !== props.me && (
+                    <Button
+                      type="button"
+                      class="secondary"
+                      unavailable={acting.busy}
+                      onClick={() => setAvailability(m, m.availability === 'away' ? 'available' : 'away')}
+                      aria-label={`${m.availability === 'away' ? 'Set available' : 'Set away'}: ${m.name}`}
+                    >
+                      {m.availability === 'away' ? 'Set available' : 'Set away'}
+                    </Button>
+                  )}
                   {m.role === 'owner' ? (
                     'Cannot be removed'
                   ) : (
