@@ -237,6 +237,51 @@ test('concurrent hand-offs on three processes take the round-robin turn exactly 
   expect(counts).toEqual(Object.fromEntries(agents.map((id) => [id, 12])));
 });
 
+test('an agent going away while hand-offs run on three processes is left with none waiting, and the others share them', async () => {
+  const account = await createAccount(gws[0]!);
+  await api(gws[0]!, account, 'PUT', 'settings', { body: { handoffAssignment: 'round_robin' } });
+  const agents: string[] = [];
+  for (let i = 0; i < 3; i++) {
+    const invited = await api(gws[i]!, account, 'POST', 'members', {
+      body: { email: `away${i}@team.example`, name: `Agent ${i}`, role: 'agent' },
+    });
+    const token = new URL(invited.body.inviteUrl).hash.slice(1);
+    const accepted = await request(gws[i]!, 'POST', `/console/api/invites/${token}`, {
+      body: { password: 'a-long-enough-password' },
+    });
+    expect(accepted.status).toBe(200);
+    agents.push(invited.body.id);
+  }
+  const away = agents[0]!;
+  const handOff = (i: number) =>
+    api(on(i), account, 'POST', 'incoming_custom_channel_message', {
+      body: {
+        customData: {
+          messageSid: unique('sid'),
+          fromId: unique('visitor'),
+          toId: 'biz',
+          body: 'I want to talk to a human',
+        },
+      },
+    });
+  // The first agent goes away on one process while hand-offs run on all three.
+  const [replies, gone] = await Promise.all([
+    spread(30, 10, handOff),
+    new Promise((resolve) => setTimeout(resolve, 50)).then(() =>
+      api(gws[1]!, account, 'PUT', `members/${away}/availability`, { body: { availability: 'away' } }),
+    ),
+  ]);
+  expect(gone.status).toBe(200);
+  expect(replies.map((r) => r.status)).toEqual(Array(30).fill(200));
+  const handedOff = (await api(gws[2]!, account, 'GET', 'conversations?status=handed_off&limit=100')).body
+    .data as Array<{ assigneeId: string }>;
+  expect(handedOff).toHaveLength(30);
+  const counts = agents.map((id) => handedOff.filter((c) => c.assigneeId === id).length);
+  expect(counts[0]).toBe(0);
+  expect(counts[1]! + counts[2]!).toBe(30);
+  expect(Math.abs(counts[1]! - counts[2]!)).toBeLessThanOrEqual(1);
+});
+
 test('contacts already on a list, reached from three processes at once: each gets exactly one opening message', async () => {
   const account = await createAccount(gws[0]!);
   const list = (await api(gws[0]!, account, 'POST', 'lists', { body: { name: 'Imported' } })).body;
