@@ -100,6 +100,24 @@ describe('LeadChat node: the team inbox', () => {
       expect((await listSearch(host, 'searchMembers', 'sam')).results).toEqual([]);
     });
 
+    test('an away member is offered, named so', async () => {
+      const away = await request(gw, 'PUT', `/v1/members/${lee.id}/availability`, {
+        apiKey: account.apiKey,
+        body: { availability: 'away' },
+      });
+      expect(away.status).toBe(200);
+      try {
+        expect((await listSearch(host, 'searchMembers', 'lee')).results).toEqual([
+          { name: 'Lee Chen (lee@acme.example) · admin · away', value: lee.id },
+        ]);
+      } finally {
+        await request(gw, 'PUT', `/v1/members/${lee.id}/availability`, {
+          apiKey: account.apiKey,
+          body: { availability: 'available' },
+        });
+      }
+    });
+
     test("picked from the list: the conversation is the member's, and the node outputs it", async () => {
       const run = await assign(conversations[0]!, locator(maya.id));
       expect(run.error).toBeUndefined();

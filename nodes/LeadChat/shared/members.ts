@@ -12,12 +12,16 @@ export function isActiveMember(member: TeamMember): boolean {
   return member.status === undefined || member.status === 'active';
 }
 
-/** How a member shows in a dropdown: "Maya Lopez (maya@example.com) · agent", so namesakes can be told apart. */
+/**
+ * How a member shows in a dropdown: "Maya Lopez (maya@example.com) · agent", so namesakes can be told apart, and
+ * "· away" after it while they are away: one may still be chosen, knowing they are not there to answer.
+ */
 export function memberLabel(member: TeamMember): string {
   const name = typeof member.name === 'string' && member.name.trim() ? member.name.trim() : String(member.id);
   const email = typeof member.email === 'string' && member.email ? ` (${member.email})` : '';
   const role = typeof member.role === 'string' && member.role ? ` · ${member.role}` : '';
-  return `${name}${email}${role}`;
+  const away = member.availability === 'away' ? ' · away' : '';
+  return `${name}${email}${role}${away}`;
 }
 
 const CANNOT_LIST = 'This server cannot list your team members. Choose "By ID" and paste the member ID from the app.';
