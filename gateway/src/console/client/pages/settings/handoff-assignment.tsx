@@ -9,7 +9,7 @@ import { Button } from '../../components/button.js';
 const CHOICE: Record<HandoffAssignment, string> = {
   none: 'Nobody: it waits under Unassigned in the inbox, in sight of the whole team, until someone takes it (the default)',
   round_robin:
-    'The agents in turn (round robin): each hand-off goes to the next active agent, or to the admins when the team has no agent',
+    'The agents in turn (round robin): each hand-off goes to the next agent who is not away, or to the admins when no agent is available',
 };
 
 /** How the team hears of a hand-off under each choice: what the member deciding needs to know. */
