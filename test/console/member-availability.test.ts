@@ -93,6 +93,10 @@ test('the Members page shows who is away, sets a colleague away or available, an
   await mine.getByText('Active; away').waitFor();
   await page.getByRole('button', { name: 'Away', exact: true }).click();
   await mine.getByText('Active', { exact: true }).waitFor();
+
+  // Pat going away elsewhere shows at once, without a reload (the stream's member.updated).
+  await api('PUT', `/v1/members/${pat.id}/availability`, { availability: 'away' });
+  await row.getByText('Active; away').waitFor();
   await page.context().close();
 });
 
@@ -112,5 +116,10 @@ test('the assignee picker names an away member, and says when the conversation w
   await page.getByText('Pat is away: the contact waits until they are back, or until someone else takes it.').waitFor();
   expect(await seriousViolations(page)).toEqual([]);
   await screenshot(page, 'availability-picker');
+
+  // Back, elsewhere: the picker and the note follow at once.
+  await api('PUT', `/v1/members/${pat.id}/availability`, { availability: 'available' });
+  await picker.locator('option', { hasText: 'Pat (agent)' }).waitFor({ state: 'attached' });
+  expect(await page.getByText('Pat is away').count()).toBe(0);
   await page.context().close();
 });

@@ -1,4 +1,5 @@
 import { teamMember, withSession, type SignedIn } from '../console/support';
+import { openStream, type EventStream } from '../helpers/event-stream';
 import {
   api,
   createAccount,
@@ -20,7 +21,11 @@ jest.setTimeout(60_000);
 
 const ctx = useGateway({ LEADCHAT_JOB_POLL: '100ms', LEADCHAT_BOT_DEBOUNCE: '0s' });
 const receivers: Receiver[] = [];
-afterAll(() => Promise.all(receivers.map((r) => r.close())));
+const streams: EventStream[] = [];
+afterAll(async () => {
+  for (const stream of streams) stream.close();
+  await Promise.all(receivers.map((r) => r.close()));
+});
 
 type Member = SignedIn & { id: string };
 
@@ -280,5 +285,36 @@ describe('going away', () => {
     expect(assigned.body.assigneeId).toBe(away.id);
     const res = await request(gw, 'GET', `/v1/conversations/${conversation.id}`, { apiKey: account.apiKey });
     expect(res.body.assigneeId).toBe(away.id);
+  });
+});
+
+describe("the console's stream", () => {
+  test('tells the team of a member gone away or back (member.updated), and another account nothing', async () => {
+    const { gw } = ctx;
+    const [mine, theirs] = [await createAccount(gw), await createAccount(gw)];
+    const [agent, admin, theirAdmin] = [
+      await teamMember(gw, mine, 'agent'),
+      await teamMember(gw, mine, 'admin'),
+      await teamMember(gw, theirs, 'admin'),
+    ];
+    const open = async (who: Member) => {
+      const stream = await openStream(gw, '/console/api/stream', { cookie: who.cookie });
+      streams.push(stream);
+      expect(stream.status).toBe(200);
+      return stream;
+    };
+    const [heard, elsewhere] = [await open(admin), await open(theirAdmin)];
+    const told = (stream: EventStream) => stream.events.filter((e) => e.event === 'member.updated');
+
+    await setAway(gw, agent, 'me', 'away');
+    await setAway(gw, agent, 'me', 'away');
+    await setAway(gw, agent, 'me', 'available');
+    await heard.until(() => told(heard).length >= 2);
+    await setAway(gw, theirAdmin, 'me', 'away');
+    await elsewhere.until(() => told(elsewhere).length >= 1);
+    await setAway(gw, admin, 'me', 'away');
+    await heard.until(() => told(heard).length >= 3);
+    expect(told(heard).map((e) => e.data)).toEqual([{}, {}, {}]);
+    expect(told(elsewhere)).toHaveLength(1);
   });
 });

@@ -7,6 +7,7 @@ import { handOffAnew } from './assignment.js';
 import { audit, type AuditBy } from './audit-log.js';
 import type { Conversation } from './conversations.js';
 import { availabilityOf, getMember, memberTarget, ownerOf, type Actor, type Member } from './members.js';
+import { memberChanged } from './team-changes.js';
 import { holdTurn } from './turns.js';
 
 /**
@@ -42,6 +43,7 @@ export async function setAvailability(
       'accountId' in found
         ? await tx.update<Member>('members', found.id, { availability, updatedAt: now() })
         : ownerOf(await tx.update<Account>('accounts', current.id, { ownerAvailability: availability }));
+    memberChanged(tx, current.id);
     if (found.id !== actor.id) await audit(tx, by, 'member.changed', memberTarget(updated), { keys: ['availability'] });
     if (availability === 'away') {
       for (const c of await tx.find<Conversation>('conversations', 'assignee', [current.id, found.id]))

@@ -7,6 +7,7 @@ import type { Account } from './accounts.js';
 import { audit, type AuditBy } from './audit-log.js';
 import { digest, hashPassword, newToken } from './secrets.js';
 import { endSessionIn } from './session-ends.js';
+import { memberChanged } from './team-changes.js';
 import type { Availability, MemberRole, Role } from '../api-contract.js';
 import type { MemberAnswer } from '../contract/account.js';
 
@@ -196,7 +197,10 @@ export async function updateMember(
       if (changes.role) throw ownerIsNoMember('keeps the owner role');
       if (changes.name === undefined) return found;
       const updated = ownerOf(await tx.update<Account>('accounts', account.id, { ownerName: changes.name.trim() }));
-      if (updated.name !== found.name) await audit(tx, by, 'member.changed', memberTarget(updated), { keys: ['name'] });
+      if (updated.name !== found.name) {
+        await audit(tx, by, 'member.changed', memberTarget(updated), { keys: ['name'] });
+        memberChanged(tx, account.id);
+      }
       return updated;
     }
     const updated = await tx.update<Member>('members', found.id, {
@@ -206,7 +210,10 @@ export async function updateMember(
     });
     const keys = (['name', 'role'] as const).filter((k) => found[k] !== updated[k]);
     const roles = keys.includes('role') ? { roleBefore: found.role, roleAfter: updated.role } : {};
-    if (keys.length) await audit(tx, by, 'member.changed', memberTarget(updated), { keys, ...roles });
+    if (keys.length) {
+      await audit(tx, by, 'member.changed', memberTarget(updated), { keys, ...roles });
+      memberChanged(tx, account.id);
+    }
     return updated;
   });
 }

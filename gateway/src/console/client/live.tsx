@@ -21,6 +21,7 @@ export interface LiveEvent {
     | 'credits.updated'
     | 'webhooks.updated'
     | 'hours.updated'
+    | 'member.updated'
     | 'reset';
   data: {
     conversationId?: string;
@@ -54,6 +55,7 @@ const EVENTS: Array<LiveEvent['event']> = [
   'credits.updated',
   'webhooks.updated',
   'hours.updated',
+  'member.updated',
   'reset',
 ];
 /** A stream not open by then is taken as down (a proxy holding it back): the pages poll until it opens. */

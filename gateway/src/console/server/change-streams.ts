@@ -8,6 +8,7 @@ import { creditEvents } from '../../domain/credit-changes.js';
 import { inboxEvents } from '../../domain/inbox-changes.js';
 import { webhookEvents } from '../../domain/webhook-changes.js';
 import { hoursEvents } from '../../domain/hours-changes.js';
+import { teamEvents } from '../../domain/team-changes.js';
 import { SESSION_ENDED } from '../../domain/session-ends.js';
 import { stillSignedIn } from '../../domain/sessions.js';
 import { ApiError } from '../../errors.js';
@@ -166,6 +167,7 @@ export class ChangeStreams {
         ...creditEvents(change),
         ...webhookEvents(change),
         ...hoursEvents(change),
+        ...teamEvents(change),
       ]) {
         const seq = ++watched.position;
         const kept = { seq, at, text: `id: ${idOf(watched, seq)}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n` };

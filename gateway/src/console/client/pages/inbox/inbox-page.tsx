@@ -7,6 +7,7 @@ import { PageTitle } from '../../components/shell.js';
 import type { SessionInfo } from '../../session.js';
 import { loadTeam } from '../../team.js';
 import { useLiveReload } from '../../live-reload.js';
+import { subscribe } from '../../live.js';
 import { onNavigate } from '../../router.js';
 import { NotifySwitch } from '../../notify/switch.js';
 import { AssigneeSwitch, type Team } from './assignee.js';
@@ -39,9 +40,13 @@ export function InboxPage({ session }: { session: SessionInfo }) {
   const readTeam = () => void loadTeam().then((res) => !res.error && setMembers(res.items));
   useEffect(() => {
     readTeam();
-    // The picker says who is away, the signed-in member included.
+    // The picker says who is away: read again when the header's Away is pressed, or the stream tells of a change.
     window.addEventListener(AVAILABILITY_CHANGED, readTeam);
-    return () => window.removeEventListener(AVAILABILITY_CHANGED, readTeam);
+    const unsubscribe = subscribe({ news: (e) => (e.event === 'member.updated' || e.event === 'reset') && readTeam() });
+    return () => {
+      window.removeEventListener(AVAILABILITY_CHANGED, readTeam);
+      unsubscribe();
+    };
   }, []);
   const team: Team = { members: members ?? [], me: session.member.id };
   const [limit, setLimit] = useState(PAGE);

@@ -4,6 +4,7 @@ import { Panel } from '../../components/form.js';
 import { AVAILABILITY_CHANGED } from '../../components/availability.js';
 import { Loading } from '../../components/load.js';
 import { PageTitle } from '../../components/shell.js';
+import { subscribe } from '../../live.js';
 import { Link } from '../../router.js';
 import type { SessionInfo } from '../../session.js';
 import { loadTeam } from '../../team.js';
@@ -28,10 +29,14 @@ export function MembersPage({ session }: { session: SessionInfo }) {
   };
   useEffect(() => {
     void reload();
-    // The frame's Away button changes the signed-in member's row.
+    // The frame's Away button changes the signed-in member's row; the stream tells of a change made elsewhere.
     const again = () => void reload();
     window.addEventListener(AVAILABILITY_CHANGED, again);
-    return () => window.removeEventListener(AVAILABILITY_CHANGED, again);
+    const unsubscribe = subscribe({ news: (e) => (e.event === 'member.updated' || e.event === 'reset') && again() });
+    return () => {
+      window.removeEventListener(AVAILABILITY_CHANGED, again);
+      unsubscribe();
+    };
   }, []);
   const showLink = (i: Invitation) => {
     setInvitation(i);
