@@ -42,10 +42,9 @@ const setCount = (f: Filters) =>
   [f.status, f.failed, f.channel, f.campaignId, f.snoozed, f.label].filter(Boolean).length;
 
 /**
- * Status, channel, campaign, label, failed messages and the snoozed conversations (out of the list unless chosen), as GET
- * /v1/conversations filters by them. On a phone they fold
- * behind one Filters button (saying how many are set), so the conversations start on the first screen; elsewhere
- * they are always in view and the button is not shown.
+ * Status, channel, campaign, label, failed messages and the snoozed conversations (out of the list unless chosen), as
+ * GET /v1/conversations filters by them. On a phone they fold behind one Filters button (saying how many are set), so
+ * the conversations start on the first screen; elsewhere they are always in view and the button is not shown.
  */
 export function FilterBar(props: { value: Filters; onChange: (f: Filters) => void; labels: LabelInUse[] }) {
   const [shown, setShown] = useState(false);
