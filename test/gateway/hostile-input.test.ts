@@ -915,6 +915,7 @@ describe('every other route', () => {
     'POST /v1/members',
     'PATCH /v1/members/:id',
     'POST /v1/members/:id/invite',
+    'PUT /v1/members/:id/availability',
     'PUT /v1/credits/low-balance',
     'POST /v1/settings/webhook-secret',
     'POST /v1/settings/webhook-test',
