@@ -92,6 +92,8 @@ test('a kept voice note plays in the thread: its player reads the file from the 
   const download = note.locator('.inbox-media a[download]');
   expect(await download.textContent()).toBe('Download the attached file (audio/wav)');
   expect(await download.getAttribute('href')).toBe(src);
+  // The file is named by the gateway's answer, not by the link.
+  expect(await download.getAttribute('download')).toBe('');
 });
 
 test('a kept video has its player, labelled with who sent it and its type, and its download beside it', async () => {

@@ -39,8 +39,9 @@ export function MediaPreview(props: {
         </a>
       );
     }
+    // Named by the gateway's answer alone: `download` bare would be drawn as download="true", a name of its own.
     const download = (
-      <a href={url} download>
+      <a href={url} download="">
         Download the attached file ({contentType})
       </a>
     );

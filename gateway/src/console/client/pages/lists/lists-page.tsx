@@ -142,7 +142,11 @@ function ListView(props: { id: string; admin: boolean; onBack: () => void }) {
     <>
       <PageTitle>{list.name}</PageTitle>
       {back}
-      <MembersPanel paged={members} onDetails={setDetails} exportHref={props.admin ? `${base}/export` : undefined} />
+      <MembersPanel
+        paged={members}
+        onDetails={setDetails}
+        download={props.admin ? { href: `${base}/export`, name: `${list.name}.csv` } : undefined}
+      />
       {details && (
         <ContactPanel
           id={details}

@@ -10,8 +10,8 @@ const when = (iso: string) => new Date(iso).toLocaleString();
 export function MembersPanel(props: {
   paged: ReturnType<typeof usePaged<ListContact>>;
   onDetails: (contactId: string) => void;
-  /** GET /v1/lists/{id}/export, for those allowed it (owners, admins); none for an agent. */
-  exportHref?: string;
+  /** GET /v1/lists/{id}/export and the file's name, for those allowed it (owners, admins); none for an agent. */
+  download?: { href: string; name: string };
 }) {
   const { paged } = props;
   return (
@@ -57,11 +57,12 @@ export function MembersPanel(props: {
         </div>
       )}
       <Pager label="Contact pages" paged={paged} />
-      {props.exportHref && paged.items && paged.items.length > 0 && (
+      {props.download && paged.items && paged.items.length > 0 && (
         <p>
           {/* A plain link: the session's cookie is what the API reads, and the browser saves the file as it streams in,
-              named by the gateway after the list, however many contacts it holds. */}
-          <a class="download-link" href={props.exportHref} download>
+              named by the gateway after the list, however many contacts it holds. The link names it so too: a
+              browser may name the download before the gateway's answer says how. */}
+          <a class="download-link" href={props.download.href} download={props.download.name}>
             Download CSV
           </a>{' '}
           <span class="hint">
