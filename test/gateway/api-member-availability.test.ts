@@ -317,4 +317,28 @@ describe("the console's stream", () => {
     expect(told(heard).map((e) => e.data)).toEqual([{}, {}, {}]);
     expect(told(elsewhere)).toHaveLength(1);
   });
+
+  test('tells the team of a member invited, joined and removed: the Members page and the picker follow at once', async () => {
+    const { gw } = ctx;
+    const account = await createAccount(gw);
+    const admin = await teamMember(gw, account, 'admin');
+    const stream = await openStream(gw, '/console/api/stream', { cookie: admin.cookie });
+    streams.push(stream);
+    const told = () => stream.events.filter((e) => e.event === 'member.updated').length;
+
+    const invited = await api(gw, account, 'POST', 'members', {
+      body: { email: 'new.agent@team.example', name: 'New', role: 'agent' },
+    });
+    expect(invited.status).toBe(201);
+    await stream.until(() => told() >= 1);
+    const token = new URL(invited.body.inviteUrl).hash.slice(1);
+    const joined = await request(gw, 'POST', `/console/api/invites/${token}`, {
+      headers: { origin: gw.url },
+      body: { password: 'a-new-agent-long-passphrase' },
+    });
+    expect(joined.status).toBe(200);
+    await stream.until(() => told() >= 2);
+    expect((await api(gw, account, 'DELETE', `members/${invited.body.id}`)).status).toBe(204);
+    await stream.until(() => told() >= 3);
+  });
 });

@@ -5,6 +5,7 @@ import { handOffAnew } from './assignment.js';
 import { updateConversation, type Conversation } from './conversations.js';
 import { audit, type AuditBy } from './audit-log.js';
 import { endSessions, getMember, memberTarget, ownerIsNoMember, teamOf } from './members.js';
+import { memberChanged } from './team-changes.js';
 import { leaveTurn } from './turns.js';
 
 /**
@@ -20,6 +21,7 @@ export async function removeMember(gw: Gateway, account: Account, id: string, by
     await endSessions(tx, found.id);
     await tx.remove('members', found.id);
     await audit(tx, by, 'member.removed', memberTarget(found), { role: found.role });
+    memberChanged(tx, account.id);
     for (const c of await tx.find<Conversation>('conversations', 'assignee', [account.id, found.id]))
       await passOn(tx, account, c);
   });

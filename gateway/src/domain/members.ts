@@ -155,6 +155,7 @@ export async function inviteMember(
       updatedAt: at,
     });
     await audit(tx, by, 'member.invited', memberTarget(made), { role: made.role });
+    memberChanged(tx, account.id);
     return made;
   });
   return { member, token };
@@ -258,6 +259,8 @@ export async function acceptInvitation(gw: Gateway, token: string, password: str
   return gw.store.transact(async (tx) => {
     const member = await invitationOf(tx, token);
     await endSessions(tx, member.id);
+    // Active now: the team's pages offer them at once (an assignee picker, round robin's turn on the Members page).
+    if (member.status !== 'active') memberChanged(tx, member.accountId);
     return tx.update<Member>('members', member.id, {
       status: 'active',
       passwordHash,

@@ -1,9 +1,9 @@
 import type { Change, Tx } from '../store/store.js';
 
 /**
- * What the console hears of an account's team: that a member was changed (away or back, a new name or role), so that
- * the Members page and the inbox's assignee picker follow at once on every open tab. Who, and how, is read again
- * (GET /v1/members).
+ * What the console hears of an account's team: that a member was invited, joined, changed (away or back, a new name
+ * or role) or removed, so that the Members page and the inbox's assignee picker follow at once on every open tab.
+ * Who, and how, is read again (GET /v1/members).
  */
 const TEAM = 'team';
 
