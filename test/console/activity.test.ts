@@ -70,6 +70,7 @@ test('filtered by action, then by member, it shows only those', async () => {
   // The whole log holds the list's deletion too: the filtered answer is the table of one row.
   await page.getByLabel('Action').selectOption({ label: 'Deleted a list' });
   await page.waitForFunction(() => document.querySelectorAll('table.activity tbody tr').length === 1);
+  expect(await rows().count()).toBe(1);
   expect(await rows().first().getAttribute('data-action')).toBe('list.deleted');
   const deleted = await rows().first().locator('td').allTextContents();
   expect(deleted.slice(1)).toEqual(['API key', 'Deleted a list', `list Old leads ${HOSTILE}`]);
