@@ -2,10 +2,8 @@ import { useState } from 'preact/hooks';
 import type { Availability } from '../../../api-contract.js';
 import type { TeamMember } from '../answers.js';
 import { call } from '../api.js';
+import { teamChangedHere } from '../team.js';
 import { Button } from './button.js';
-
-/** Told to the pages that show the team (Members, the inbox's picker) when the signed-in member changes their own. */
-export const AVAILABILITY_CHANGED = 'leadchat:availability-changed';
 
 /**
  * **Away** in the frame of every page: the signed-in member is away (on holiday, off shift) and round robin passes
@@ -36,7 +34,7 @@ export function AvailabilitySwitch(props: { initial: Availability }) {
           : 'You are available: hand-offs come to you in turn again.',
       refused: false,
     });
-    window.dispatchEvent(new CustomEvent(AVAILABILITY_CHANGED));
+    teamChangedHere();
   };
   return (
     <>

@@ -2,12 +2,10 @@ import { canAct, MAX_PAGE_LIMIT } from '../../../../api-contract.js';
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import type { Conversation, PageOf, TeamMember } from '../../answers.js';
 import { get } from '../../api.js';
-import { AVAILABILITY_CHANGED } from '../../components/availability.js';
 import { PageTitle } from '../../components/shell.js';
 import type { SessionInfo } from '../../session.js';
-import { loadTeam } from '../../team.js';
+import { loadTeam, useTeamNews } from '../../team.js';
 import { useLiveReload } from '../../live-reload.js';
-import { subscribe } from '../../live.js';
 import { onNavigate } from '../../router.js';
 import { NotifySwitch } from '../../notify/switch.js';
 import { AssigneeSwitch, type Team } from './assignee.js';
@@ -38,16 +36,9 @@ export function InboxPage({ session }: { session: SessionInfo }) {
   const [filters, setFilters] = useState<Filters>(NO_FILTERS);
   const [members, setMembers] = useState<TeamMember[] | undefined>(undefined);
   const readTeam = () => void loadTeam().then((res) => !res.error && setMembers(res.items));
-  useEffect(() => {
-    readTeam();
-    // The picker says who is away: read again when the header's Away is pressed, or the stream tells of a change.
-    window.addEventListener(AVAILABILITY_CHANGED, readTeam);
-    const unsubscribe = subscribe({ news: (e) => (e.event === 'member.updated' || e.event === 'reset') && readTeam() });
-    return () => {
-      window.removeEventListener(AVAILABILITY_CHANGED, readTeam);
-      unsubscribe();
-    };
-  }, []);
+  useEffect(readTeam, []);
+  // The picker says who is away, and names who joined: read again when the team changes.
+  useTeamNews(readTeam);
   const team: Team = { members: members ?? [], me: session.member.id };
   const [limit, setLimit] = useState(PAGE);
   const [page, setPage] = useState<PageOf<Conversation> | undefined>(undefined);

@@ -1,13 +1,11 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { Invitation, TeamMember } from '../../answers.js';
 import { Panel } from '../../components/form.js';
-import { AVAILABILITY_CHANGED } from '../../components/availability.js';
 import { Loading } from '../../components/load.js';
 import { PageTitle } from '../../components/shell.js';
-import { subscribe } from '../../live.js';
 import { Link } from '../../router.js';
 import type { SessionInfo } from '../../session.js';
-import { loadTeam } from '../../team.js';
+import { loadTeam, useTeamNews } from '../../team.js';
 import { InviteLinkPanel, InvitePanel } from './member-invite.js';
 import { TeamTable } from './team-table.js';
 
@@ -27,17 +25,8 @@ export function MembersPage({ session }: { session: SessionInfo }) {
     // A link shown for a member just removed opens nothing any more.
     setInvitation((shown) => (shown && res.items.some((m) => m.id === shown.id) ? shown : undefined));
   };
-  useEffect(() => {
-    void reload();
-    // The frame's Away button changes the signed-in member's row; the stream tells of a change made elsewhere.
-    const again = () => void reload();
-    window.addEventListener(AVAILABILITY_CHANGED, again);
-    const unsubscribe = subscribe({ news: (e) => (e.event === 'member.updated' || e.event === 'reset') && again() });
-    return () => {
-      window.removeEventListener(AVAILABILITY_CHANGED, again);
-      unsubscribe();
-    };
-  }, []);
+  useEffect(() => void reload(), []);
+  useTeamNews(() => void reload());
   const showLink = (i: Invitation) => {
     setInvitation(i);
     void reload();
