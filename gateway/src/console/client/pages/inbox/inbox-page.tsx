@@ -2,6 +2,7 @@ import { canAct, MAX_PAGE_LIMIT } from '../../../../api-contract.js';
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import type { Conversation, PageOf, TeamMember } from '../../answers.js';
 import { get } from '../../api.js';
+import { useLatest } from '../../components/load.js';
 import { PageTitle } from '../../components/shell.js';
 import type { SessionInfo } from '../../session.js';
 import { loadTeam, useTeamNews } from '../../team.js';
@@ -48,16 +49,16 @@ export function InboxPage({ session }: { session: SessionInfo }) {
   useEffect(() => onNavigate(() => setOpen(openInAddress())), []);
 
   // Only the latest read is shown: a read under the filters just left may answer after the one under the new ones.
-  const reads = useRef(0);
+  const begin = useLatest();
   const load = async () => {
-    const read = ++reads.current;
+    const fresh = begin();
     const query = `limit=${limit}${listQuery(filters)}`;
     // Those that need a reply come first, whatever our paced opening messages did since: then the others.
     const [waiting, others] = await Promise.all([
       get<PageOf<Conversation>>(`/v1/conversations?${query}&needsReply=true`),
       get<PageOf<Conversation>>(`/v1/conversations?${query}&needsReply=false`),
     ]);
-    if (read !== reads.current) return;
+    if (!fresh()) return;
     // More of either group makes more to show: those waiting beyond the page too, however few the others.
     if (waiting.ok && others.ok)
       setPage({
