@@ -24,6 +24,7 @@ type MigrationsModule = typeof import('../../gateway/src/store/postgres/migratio
   with: { 'resolution-mode': 'import' }
 });
 type HealthModule = typeof import('../../gateway/src/store/health.js', { with: { 'resolution-mode': 'import' } });
+type BatchesModule = typeof import('../../gateway/src/store/batches.js', { with: { 'resolution-mode': 'import' } });
 type BackgroundModule = typeof import('../../gateway/src/store/background.js', {
   with: { 'resolution-mode': 'import' }
 });
@@ -53,12 +54,15 @@ let CommitOutcomeUnknownError: InterfaceModule['CommitOutcomeUnknownError'];
 let DEFAULT_QUEUE: InterfaceModule['DEFAULT_QUEUE'];
 let StoreHealth: HealthModule['StoreHealth'];
 let collections: CollectionSpec[];
+let batchesOf: BatchesModule['batchesOf'];
+let firstWanted: BatchesModule['firstWanted'];
 
 beforeAll(async () => {
   ({ StoreConflictError, StoreWriteError, StoreUnavailableError, CommitOutcomeUnknownError, DEFAULT_QUEUE } =
     (await import(path.join(DIST, 'store/store.js'))) as InterfaceModule);
   ({ StoreHealth } = (await import(path.join(DIST, 'store/health.js'))) as HealthModule);
   ({ collections } = (await import(path.join(DIST, 'domain/collections.js'))) as CollectionsModule);
+  ({ batchesOf, firstWanted } = (await import(path.join(DIST, 'store/batches.js'))) as BatchesModule);
 });
 
 /** What a store's health logged, line by line. */
@@ -360,6 +364,31 @@ describe.each(backends.filter((b) => b.name === 'lowdb' || HAS_POSTGRES))('$name
       });
       expect(oldest.map((p) => p.doc.id)).toEqual(['cv_2', 'cv_4', 'cv_3']);
       expect(oldest.map((p) => p.place)).toEqual([...oldest.map((p) => p.place)].sort((a, b) => a - b));
+    });
+
+    test('an index walked in batches meets a document moved up meanwhile once; a page of the wanted reads no batch past the one filling it', async () => {
+      const seven = ['cv_1', 'cv_2', 'cv_3', 'cv_4', 'cv_5', 'cv_6', 'cv_7'];
+      await insertAll('conversations', seven.map((id) => ({ id, contactId: 'ct_a' })) as Thread[]);
+      const met: string[][] = [];
+      for await (const batch of batchesOf<Thread>(store, 'conversations', 'contact', ['ct_a'], {
+        size: 3,
+        order: 'desc',
+      })) {
+        met.push(batch.map((p) => p.doc.id));
+        // The walk has passed cv_7: new activity moves it up again, behind the walk.
+        if (met.length === 1) await store.transact((tx) => tx.touch<Thread>('conversations', 'cv_7', { n: 1 }));
+      }
+      expect(met).toEqual([['cv_7', 'cv_6', 'cv_5'], ['cv_4', 'cv_3', 'cv_2'], ['cv_1']]);
+      const read: number[] = [];
+      const counted = (async function* () {
+        for await (const batch of batchesOf<Thread>(store, 'conversations', 'contact', ['ct_a'], { size: 2 })) {
+          read.push(batch.length);
+          yield batch;
+        }
+      })();
+      const odd = await firstWanted(counted, (p) => Number(p.doc.id.slice(3)) % 2 === 1, 2);
+      expect(odd.map((p) => p.doc.id)).toEqual(['cv_1', 'cv_3']);
+      expect(read).toEqual([2, 2]);
     });
 
     test('a list read again in a transaction shows its writes: an update in its place, an insert or a touch last, a document leaving or joining', async () => {

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { CONTACT_SEARCH, phoneDigitsOf } from '../api-contract.js';
+import { batchesOf } from '../store/batches.js';
 import type { Page, Placed, Reader, Store, Tx } from '../store/store.js';
 import { readPhone } from './phone.js';
 import { normalizeSearch } from '../normal-form.js';
@@ -236,21 +237,20 @@ export async function searchContacts<C extends SearchableContact>(
   page: { limit: number; after?: Page['after'] },
 ): Promise<Array<Placed<SearchKey> & { contact: C }>> {
   const found: Array<Placed<SearchKey> & { contact: C }> = [];
-  let after = page.after;
-  for (;;) {
-    const batch = await r.findPlaced<SearchKey>('contact_search', 'key', [accountId, query.key], {
-      order: 'desc',
-      after,
-      limit: page.limit,
-    });
+  const batches = batchesOf<SearchKey>(r, 'contact_search', 'key', [accountId, query.key], {
+    size: page.limit,
+    order: 'desc',
+    after: page.after,
+  });
+  for await (const batch of batches) {
     const contacts = await Promise.all(batch.map((k) => r.get<C>('contacts', k.doc.contactId)));
     for (const [i, k] of batch.entries()) {
       const contact = contacts[i];
       if (contact && contact.accountId === accountId && query.matches(contact)) found.push({ ...k, contact });
     }
-    if (found.length >= page.limit || batch.length < page.limit) return found.slice(0, page.limit);
-    after = batch.at(-1)!.place;
+    if (found.length >= page.limit) break;
   }
+  return found.slice(0, page.limit);
 }
 
 /** Removes every search key of a contact that is gone (erased, or merged into another). */

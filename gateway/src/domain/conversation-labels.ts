@@ -1,5 +1,6 @@
 import type { Gateway } from '../context.js';
 import { ApiError } from '../errors.js';
+import { batchesOf } from '../store/batches.js';
 import type { Store, Tx } from '../store/store.js';
 import { emitEvent } from './emit-event.js';
 import { getConversation, updateConversation, type Conversation } from './conversations.js';
@@ -109,14 +110,12 @@ export async function labelsOf(
   accountId: string,
 ): Promise<Array<{ name: string; conversations: number }>> {
   const counts = new Map<string, { conversations: number; spellings: Map<string, number> }>();
-  let after: number | undefined;
-  for (;;) {
-    // By place as read: a conversation moving up the inbox meanwhile is counted once. Only the labelled are read.
-    const batch = await r.findPlaced<Conversation>('conversations', 'labelled', [accountId, 'labelled'], {
-      order: 'desc',
-      after,
-      limit: SCAN_BATCH,
-    });
+  // Only the labelled are read; a conversation moving up the inbox meanwhile is counted once.
+  const batches = batchesOf<Conversation>(r, 'conversations', 'labelled', [accountId, 'labelled'], {
+    size: SCAN_BATCH,
+    order: 'desc',
+  });
+  for await (const batch of batches)
     for (const { doc: c } of batch)
       for (const label of c.labels ?? []) {
         const key = labelKey(label);
@@ -125,9 +124,6 @@ export async function labelsOf(
         counted.spellings.set(label, (counted.spellings.get(label) ?? 0) + 1);
         counts.set(key, counted);
       }
-    if (batch.length < SCAN_BATCH) break;
-    after = batch.at(-1)!.place;
-  }
   return [...counts.entries()]
     .map(([key, { conversations, spellings }]) => ({
       key,

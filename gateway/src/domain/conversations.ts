@@ -1,5 +1,6 @@
 import { fieldError, notFound } from '../errors.js';
 import { newId, now } from '../ids.js';
+import { batchesOf, firstWanted } from '../store/batches.js';
 import type { Page, Placed, Reader, Store, Tx } from '../store/store.js';
 import { answering, campaignById, getCampaign, type Campaign, type Channel } from './campaigns.js';
 import { getContact, publicContact, type Contact } from './contacts.js';
@@ -541,16 +542,10 @@ export async function conversationsOf(
     (label === undefined || (c.labels ?? []).some((l) => labelKey(l) === label)) &&
     (assigneeId === undefined || (c.assigneeId ?? 'none') === assigneeId) &&
     (!contactId || (c.contactId === contactId && c.accountId === accountId));
-  const found: Array<Placed<Conversation>> = [];
-  let after = page.after;
-  for (;;) {
-    const batch = await r.findPlaced<Conversation>('conversations', index, values, {
-      order: 'desc',
-      after,
-      limit: SCAN_BATCH,
-    });
-    found.push(...batch.filter((placed) => wanted(placed.doc)));
-    if (found.length >= page.limit || batch.length < SCAN_BATCH) return found.slice(0, page.limit);
-    after = batch.at(-1)!.place;
-  }
+  const batches = batchesOf<Conversation>(r, 'conversations', index, values, {
+    size: SCAN_BATCH,
+    order: 'desc',
+    after: page.after,
+  });
+  return firstWanted(batches, (placed) => wanted(placed.doc), page.limit);
 }

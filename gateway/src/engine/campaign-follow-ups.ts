@@ -6,6 +6,7 @@ import { followUpKey } from '../domain/follow-up-timers.js';
 import type { JobKinds } from '../domain/job-kinds.js';
 import { nextOpening } from '../domain/sending-window.js';
 import { iso } from '../ids.js';
+import { batchesOf } from '../store/batches.js';
 import type { Tx } from '../store/store.js';
 import { clockNow } from '../clock.js';
 import { followUpFrom, followUpTime, scheduleFollowUp } from './follow-ups.js';
@@ -44,12 +45,9 @@ export async function runCampaignFollowUps(
 }
 
 async function walk(gw: Gateway, { accountId, id }: Campaign, pace: Pace): Promise<void> {
-  let after: number | undefined;
-  for (;;) {
-    const batch = await gw.store.findPlaced<Conversation>('conversations', 'campaign', [accountId, id], {
-      limit: BATCH,
-      after,
-    });
+  for await (const batch of batchesOf<Conversation>(gw.store, 'conversations', 'campaign', [accountId, id], {
+    size: BATCH,
+  }))
     await gw.store.transact(async (tx) => {
       const campaign = await campaignById(tx, id);
       if (!campaign || campaign.status === 'draft') return;
@@ -58,9 +56,6 @@ async function walk(gw: Gateway, { accountId, id }: Campaign, pace: Pace): Promi
         if (conversation?.campaignId === id) await retime(tx, campaign, conversation, pace);
       }
     });
-    if (batch.length < BATCH) return;
-    after = batch.at(-1)!.place;
-  }
 }
 
 /**
