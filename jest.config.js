@@ -4,13 +4,12 @@ const path = require('node:path');
 /**
  * Every test lives under test/. Two tiers (docs/testing.md):
  *
- * - fast (`npm test`, and jest run bare): everything on the embedded store but each console page's flows in a
- *   browser (the console's smoke runs: sign-in, every page, a first day); on PostgreSQL, the store contract, what only
- *   PostgreSQL does (locks, leases, migrations, notifications, outages, several processes) and one walk through each
- *   family of the API's routes.
+ * - fast (`npm test`, and jest run bare): everything on the embedded store but the console in a browser; on
+ *   PostgreSQL, the store contract, what only PostgreSQL does (locks, leases, migrations, notifications, outages,
+ *   several processes) and one walk through each family of the API's routes.
  * - system (`npm run test:system`, LEADCHAT_TEST_TIER=system): the heavier repeat, every API file and the console's
  *   smoke on PostgreSQL, the files named `*.system.test.ts` (the packed package installed, the upgrade from earlier
- *   releases on both backends, a 50,000-row import), and every browser test taking its screenshots.
+ *   releases on both backends, a 50,000-row import), and every browser test, taking its screenshots.
  *
  * LEADCHAT_TEST_TIER=all offers every project, for picking one with --selectProjects (what `npm run test:quick`
  * does).
@@ -59,18 +58,16 @@ const postgresFast = [
   file('new-password'),
 ];
 
-/** The console's tests that open a browser (they import its browser helpers): the screenshots' repeat runs them. */
-const browserFiles = readdirSync(path.join(TESTS, 'console'))
-  .filter((name) => name.endsWith('.test.ts'))
-  .filter((name) => /from '\.\/browser'/.test(readFileSync(path.join(TESTS, 'console', name), 'utf8')));
-const browserTests = browserFiles.map((name) => `**/console/${name}`);
 /**
- * The console in a browser in the fast tier: sign-in through the form, sessions, CSRF and tenants (`browser`), every
- * kind of page rendered and checked by axe (`every-page`), and a sales team's first day from sign-up to a reply
- * (`first-day`). Each page's own flows run in the system tier, once, taking their screenshots.
+ * The console's tests that open a browser (they import its browser helpers) run in the system tier only, each once on
+ * the embedded store taking its screenshots (sign-in and a first day on PostgreSQL too): a browser test costs a Chromium profile, a gateway and the page's own
+ * waits, which the fast tier's budget cannot spend. The console's server (sessions, sign-in, its API, its assets) is
+ * proven in the fast tier without one.
  */
-const browserSmoke = ['browser.test.ts', 'every-page.test.ts', 'first-day.test.ts'];
-const browserFlows = browserFiles.filter((name) => !browserSmoke.includes(name));
+const browserTests = readdirSync(path.join(TESTS, 'console'))
+  .filter((name) => name.endsWith('.test.ts'))
+  .filter((name) => /from '\.\/browser'/.test(readFileSync(path.join(TESTS, 'console', name), 'utf8')))
+  .map((name) => `**/console/${name}`);
 
 const fast = [
   {
@@ -80,7 +77,7 @@ const fast = [
     testPathIgnorePatterns: [
       `/(${postgresOnly.join('|')})\\.test\\.ts$`,
       '\\.system\\.test\\.ts$',
-      ...browserFlows.map((name) => `/console/${name.replace(/\./g, '\\.')}$`),
+      ...browserTests.map((glob) => `/console/${path.basename(glob).replace(/\./g, '\\.')}$`),
     ],
   },
   { ...base, ...onPostgres, displayName: 'postgres', testMatch: postgresFast },

@@ -76,8 +76,8 @@ export async function wcagViolations(page: Page): Promise<string[]> {
 }
 
 /**
- * Saves the whole page as test/console/screenshots/<name>.png, in the system tier's screenshots project only (or
- * with LEADCHAT_TEST_SCREENSHOTS=1): a picture proves nothing by itself, and taking one costs the fast tier time.
+ * Saves the whole page as test/console/screenshots/<name>.png, in the screenshots project only (or with
+ * LEADCHAT_TEST_SCREENSHOTS=1): a picture proves nothing by itself, and the PostgreSQL repeat needs none.
  */
 export async function screenshot(page: Page, name: string): Promise<void> {
   if (!process.env[SCREENSHOTS_VARIABLE]) return;

@@ -13,7 +13,7 @@ export const CHROMIUM = '/usr/bin/chromium';
  */
 export const BROWSER_SERVER_VARIABLE = 'LEADCHAT_TEST_BROWSER_SERVER';
 
-/** Set (to 1) in the system tier's screenshots project: the browser tests save what they see (console/browser.ts). */
+/** Set (to 1) in the screenshots project: the browser tests save what they see (console/browser.ts). */
 export const SCREENSHOTS_VARIABLE = 'LEADCHAT_TEST_SCREENSHOTS';
 
 /** The sandbox needs user namespaces, which containers running as root rarely grant. */
@@ -60,8 +60,17 @@ export function browserTests(dir = TESTS): string[] {
     .filter((file) => /from '(\.\.\/console|\.)\/browser'|from 'playwright-core'/.test(readFileSync(file, 'utf8')));
 }
 
-/** Whether jest's path pattern (built from the files or pattern it was given; empty: every test) takes in a browser test. */
-export function needsBrowser(testPathPattern: string, tests = browserTests()): boolean {
+/**
+ * Whether the run takes in a browser test: the tier (LEADCHAT_TEST_TIER, jest.config.js) has some, as every tier but
+ * the fast one has, and jest's path pattern (built from the files or pattern it was given; empty: every test) takes
+ * in one of them.
+ */
+export function needsBrowser(
+  testPathPattern: string,
+  tests = browserTests(),
+  tier = process.env.LEADCHAT_TEST_TIER ?? 'fast',
+): boolean {
+  if (tier === 'fast') return false;
   if (!testPathPattern) return true;
   const pattern = new RegExp(testPathPattern, 'i');
   return tests.some((file) => pattern.test(file));

@@ -4,8 +4,8 @@ import path from 'node:path';
 import { browserTests, ensureChromium, INSTALL, needsBrowser } from '../helpers/chromium';
 
 /**
- * `npm test` needs nothing installed by hand: the global setup installs Debian's Chromium when the browser tests
- * would miss it and it can, and otherwise stops at once with the command to type. Here the browser is a file in a
+ * The tests need nothing installed by hand: the global setup installs Debian's Chromium when the browser tests (the
+ * system tier's) would miss it and it can, and otherwise stops at once with the command to type. Here the browser is a file in a
  * temporary folder and apt-get a stand-in, so nothing is installed.
  */
 let dir: string;
@@ -63,13 +63,17 @@ test('a failed install stops the run, saying which command failed', () => {
   );
 });
 
-test('only a run that takes in a browser test needs the browser', () => {
+test('only a run that takes in a browser test needs the browser: none of the fast tier does', () => {
   const tests = browserTests();
   expect(tests).toContain(path.resolve(__dirname, '../console/browser.test.ts'));
   expect(tests).not.toContain(path.resolve(__dirname, '../console/assets.test.ts'));
-  expect(needsBrowser('', tests)).toBe(true);
-  expect(needsBrowser('console', tests)).toBe(true);
-  expect(needsBrowser('test/console/inbox.test.ts', tests)).toBe(true);
-  expect(needsBrowser('test/gateway/api-bot.test.ts', tests)).toBe(false);
-  expect(needsBrowser('test/console/assets.test.ts|nodes/', tests)).toBe(false);
+  for (const tier of ['system', 'all']) {
+    expect(needsBrowser('', tests, tier)).toBe(true);
+    expect(needsBrowser('console', tests, tier)).toBe(true);
+    expect(needsBrowser('test/console/inbox.test.ts', tests, tier)).toBe(true);
+    expect(needsBrowser('test/gateway/api-bot.test.ts', tests, tier)).toBe(false);
+    expect(needsBrowser('test/console/assets.test.ts|nodes/', tests, tier)).toBe(false);
+  }
+  expect(needsBrowser('', tests, 'fast')).toBe(false);
+  expect(needsBrowser('console', tests, 'fast')).toBe(false);
 });
