@@ -8,8 +8,9 @@ const path = require('node:path');
  *   PostgreSQL, the store contract, what only PostgreSQL does (locks, leases, migrations, notifications, outages,
  *   several processes) and one walk through each family of the API's routes.
  * - system (`npm run test:system`, LEADCHAT_TEST_TIER=system): the heavier repeat, every API file and the console's
- *   smoke on PostgreSQL, the files named `*.system.test.ts` (the packed package installed, the upgrade from earlier
- *   releases on both backends, a 50,000-row import), and every browser test, taking its screenshots.
+ *   smoke on PostgreSQL, the files named `*.system.test.ts` (the gateway's process signalled and stopped, the command
+ *   line, backups, the packed package installed, the upgrade from earlier releases on both backends, a 50,000-row
+ *   import), and every browser test, taking its screenshots.
  *
  * LEADCHAT_TEST_TIER=all offers every project, for picking one with --selectProjects (what `npm run test:quick`
  * does).

@@ -886,8 +886,8 @@ describe('every other route', () => {
   ];
   const LEFT_OUT: Record<string, string> = {
     'POST /v1/api-key': 'a success changes the key the other properties call with (api-auth.test.ts rotates it)',
-    'POST /admin/v1/accounts/:id/api-key': 'the same, by the operator (cli.test.ts)',
-    'POST /admin/v1/backup': 'it reads no body, and its answer is an archive (backup.test.ts)',
+    'POST /admin/v1/accounts/:id/api-key': 'the same, by the operator (cli.system.test.ts)',
+    'POST /admin/v1/backup': 'it reads no body, and its answer is an archive (backup.system.test.ts)',
     'POST /admin/v1/clock': 'served only to a gateway under the test clock, which this one is not',
     'GET /console/api/session': 'it reads nothing but the session cookie (test/console/session-api.test.ts)',
     'GET /console/api/stream': 'the same, and it answers a stream of events (api-stream.test.ts)',

@@ -300,7 +300,7 @@ test("an error's stack quoting text from outside: at a terminal each line is sho
     '  ',
   ]);
   // Node's frames, as they are, one a line.
-  expect(lines[4]).toMatch(/^ {4}at .*log-output\.test\.ts:\d+:\d+\)?$/);
+  expect(lines[4]).toMatch(/^ {4}at .*log-output\.system\.test\.ts:\d+:\d+\)?$/);
   expect(lines.slice(-2)).toEqual([
     expect.stringMatching(/^\d\d:\d\d:\d\d WARN webhook refused err="refused\\u001b\[2J"$/),
     '',
