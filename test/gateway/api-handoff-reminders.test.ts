@@ -191,7 +191,7 @@ test("a team reply ends the wait; the contact's next message starts a new one, r
   expect((await api(ctx.gw, account, 'GET', 'conversations?reminded=true')).body.data).toEqual([]);
 });
 
-test('reminders turned off remind nobody, a wait under way included; a new duration times the waits after it', async () => {
+test('reminders turned off remind nobody, a wait under way included; turned on, they time every wait, those under way too', async () => {
   const { account, hook } = await accountWithHook();
   const { conversationId } = await write(account, unique('visitor'), 'Hello, I need help');
   expect((await api(ctx.gw, account, 'PUT', 'settings', { body: { handoffReminderAfter: null } })).status).toBe(200);
@@ -199,13 +199,20 @@ test('reminders turned off remind nobody, a wait under way included; a new durat
   expect(hook.requests).toHaveLength(0);
   expect(await conversation(account, conversationId)).toMatchObject({ needsReply: true, remindedAt: null });
 
+  // The contact has waited the hour already: the team is reminded at once.
   expect((await api(ctx.gw, account, 'PUT', 'settings', { body: { handoffReminderAfter: '1h' } })).status).toBe(200);
+  await untilIdle(ctx.gw);
+  await hook.waitFor(1);
+  expect(reminders(hook)).toEqual([expect.objectContaining({ conversationId })]);
   const later = await write(account, unique('visitor'), 'Hi, is the clinic open today?');
   await wait('59m');
-  expect(hook.requests).toHaveLength(0);
+  expect(hook.requests).toHaveLength(1);
   await wait('1m');
-  await hook.waitFor(1);
-  expect(reminders(hook)).toEqual([expect.objectContaining({ conversationId: later.conversationId })]);
+  await hook.waitFor(2);
+  expect(reminders(hook)).toEqual([
+    expect.objectContaining({ conversationId }),
+    expect.objectContaining({ conversationId: later.conversationId }),
+  ]);
 });
 
 test('the bot given the conversation back ends the wait: no reminder', async () => {

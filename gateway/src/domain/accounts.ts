@@ -70,6 +70,11 @@ export interface Account {
   handoffReminderAfter?: string | null;
   /** When the team works (a window as a campaign's sendingWindow); always, when unset or null. */
   businessHours?: SendingWindow | null;
+  /**
+   * How many changes of handoffReminderAfter or businessHours have had the waits' reminders timed anew (0 when unset):
+   * a walk timing them under one stops once a later one has begun (engine/handoff-reminder-times.ts).
+   */
+  remindersRetimed?: number;
   /** What a contact is told at a hand-off out of business hours; the built-in text when unset. */
   awayMessage?: string | null;
   /** The most answers the bot gives one conversation within an hour; the default when unset, no limit when null. */

@@ -77,8 +77,13 @@ export async function earlierWait(
  * only the time within its business hours: a contact handed over at night is reminded of once the team has been back
  * for that long.
  */
-async function queueReminder(tx: Tx, conversation: Wait, since: string): Promise<void> {
-  const account = await tx.get<Account>('accounts', conversation.accountId);
+async function queueReminder(
+  tx: Tx,
+  conversation: Wait,
+  since: string,
+  read: Account | undefined = undefined,
+): Promise<void> {
+  const account = read ?? (await tx.get<Account>('accounts', conversation.accountId));
   const after = account ? reminderAfter(account) : null;
   if (!account || after === null) return;
   await tx.enqueue(
@@ -114,4 +119,16 @@ export async function foldedWait(
   if (into.waitingSince) await tx.cancelJobs(reminderKey(into.id, into.waitingSince));
   if (!remindedAt) await queueReminder(tx, into, since);
   return { waitingSince: since, remindedAt };
+}
+
+/**
+ * The account's reminder or business hours changed: a wait not reminded of yet is due when they say now, counted from
+ * its start (at once when that has passed), or never once reminders are off. A wait already reminded of is left as
+ * it is: once per wait. Whether it was one to time.
+ */
+export async function retimedWait(tx: Tx, account: Account, conversation: Wait): Promise<boolean> {
+  if (conversation.accountId !== account.id || !conversation.waitingSince || conversation.remindedAt) return false;
+  await tx.cancelJobs(reminderKey(conversation.id, conversation.waitingSince));
+  await queueReminder(tx, conversation, conversation.waitingSince, account);
+  return true;
 }

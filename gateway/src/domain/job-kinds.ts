@@ -27,6 +27,11 @@ export type JobKinds = {
   campaign_follow_ups: { campaignId: string };
   /** The team is reminded of a contact who has waited for a person since `since` (domain/handoff-waits.ts). */
   handoff_reminder: { conversationId: string; since: string };
+  /**
+   * The account's reminder or business hours changed (its change `version`): the reminders of the contacts waiting are
+   * timed anew (engine/handoff-reminder-times.ts).
+   */
+  handoff_reminders: { accountId: string; version: number };
   /** A conversation snoozed until `until` comes back (domain/snooze-timers.ts, engine/snooze-ends.ts). */
   snooze_end: { conversationId: string; until: string };
   /** The bot answers the contact's latest message, once a burst has settled. */

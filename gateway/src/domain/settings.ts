@@ -1,11 +1,13 @@
 import type { Gateway } from '../context.js';
 import { audit, changedKeys, type AuditBy } from './audit-log.js';
 import { builtInAwayNotice, builtInHandoffNotice, DEFAULT_HELP_TEXT } from './texts.js';
-import { BUSINESS_HOURS, parseSendingWindow } from './sending-window.js';
+import { BUSINESS_HOURS, parseSendingWindow, sameWindow } from './sending-window.js';
 import { getAccount, type Account } from './accounts.js';
 import { previousSecretExpiresAt, rotated } from './signing-secrets.js';
 import { checkTarget } from './targets.js';
-import { DEFAULT_REMINDER_AFTER, parseReminderAfter } from './handoff-waits.js';
+import { DEFAULT_REMINDER_AFTER, parseReminderAfter, reminderAfter } from './handoff-waits.js';
+import { newJob } from './job-kinds.js';
+import type { Tx } from '../store/store.js';
 import { botReplyLimitOf } from './bot-reply-limit.js';
 import { hoursChanged } from './hours-changes.js';
 import type { settings } from '../contract/account.js';
@@ -66,7 +68,9 @@ export async function updateSettings(
     // Every open inbox says whether the team is out, and whether reminders wait: told at once of new ones.
     if (asked !== undefined || changes.handoffReminderAfter !== undefined) hoursChanged(tx, accountId);
     const before = await getAccount(tx, accountId);
-    const after = await tx.update<Account>('accounts', accountId, { ...rest, ...reminder, ...hours });
+    const patch: Partial<Account> = { ...rest, ...reminder, ...hours };
+    if (remindersRetimed(before, { ...before, ...patch })) patch.remindersRetimed = await retimeReminders(tx, before);
+    const after = await tx.update<Account>('accounts', accountId, patch);
     // The custom channel's webhook URL is where replies go: its change is an entry of its own.
     const { customChannelWebhookUrl: url, ...others } = changes;
     const keys = changedKeys(before, after, Object.keys(others) as Array<keyof Account & string>);
@@ -76,6 +80,31 @@ export async function updateSettings(
     return after;
   });
 }
+
+/** Whether the change holds for the waits under way: a new reminder (or none), or new business hours. */
+const remindersRetimed = (before: Account, after: Account) =>
+  reminderAfter(before) !== reminderAfter(after) ||
+  !sameWindow(before.businessHours ?? null, after.businessHours ?? null);
+
+/**
+ * The waits' reminders timed anew under the account's new settings, by a job of their own (a big team has many); the
+ * change's version, for the account to keep. A walk queued for an earlier change goes, and one under way gives way.
+ */
+async function retimeReminders(tx: Tx, before: Account): Promise<number> {
+  const previous = before.remindersRetimed ?? 0;
+  const version = previous + 1;
+  await tx.cancelJobs(handoffRemindersKey(before.id, previous));
+  await tx.enqueue(
+    newJob(
+      'handoff_reminders',
+      { accountId: before.id, version },
+      { key: handoffRemindersKey(before.id, version), accountId: before.id },
+    ),
+  );
+  return version;
+}
+
+const handoffRemindersKey = (accountId: string, version: number) => `handoff_reminders:${accountId}:${version}`;
 
 /** A new signing secret; the one it replaces still signs beside it for a day (see signing-secrets). */
 export async function rotateWebhookSecret(gw: Gateway, accountId: string, by?: AuditBy): Promise<Account> {

@@ -22,7 +22,8 @@ const isReason = (reason: string | undefined): reason is HandoffReason =>
  * and the `handoff_waiting` event lets a workflow page someone. Nothing when that wait is over (a person replied, the
  * bot has it again) or was reminded of already (the queue runs a job at least once; on PostgreSQL a second run's
  * write loses to the first's and reads it done), nor when the account turned reminders off meanwhile. Never out of
- * business hours: one due then (hours set after the wait was timed) runs again at their next opening.
+ * business hours: one due then (hours set while their walk, engine/handoff-reminder-times.ts, had not timed it anew yet)
+ * runs again at their next opening.
  *
  * The conversation stays with whoever has it, round robin or not: taking it from them unasked would move a contact
  * mid-exchange to someone who has not read it, and a member may be writing the answer. Every member now sees it, any

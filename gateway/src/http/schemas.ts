@@ -497,7 +497,7 @@ export const settingsUpdate = z
     businessHours: hoursOfDay
       .nullable()
       .describe(
-        'When the team works, with the rules of a campaign\'s sendingWindow, e.g. {"start":"09:00","end":"18:00","timezone":"Europe/Paris","days":["mon","tue","wed","thu","fri"]}: a hand-off out of them tells the contact the away notice instead of the hand-off notice, and the wait before handoffReminderAfter reminds the team counts only time within them. null: always open',
+        'When the team works, with the rules of a campaign\'s sendingWindow, e.g. {"start":"09:00","end":"18:00","timezone":"Europe/Paris","days":["mon","tue","wed","thu","fri"]}: a hand-off out of them tells the contact the away notice instead of the hand-off notice, and the wait before handoffReminderAfter reminds the team counts only time within them; a change times anew the contacts already waiting who were not reminded of yet. null: always open',
       ),
     awayMessage: text(C.handoffMessage)
       .nullable()
@@ -515,7 +515,7 @@ export const settingsUpdate = z
       .max(20)
       .nullable()
       .describe(
-        'How long a contact handed to the team may wait for a reply (a duration from "1m" to "7d", such as "15m" or "1h") before the assignee and the whole team are reminded and a handoff_waiting event is delivered, once per wait; null: no reminder',
+        'How long a contact handed to the team may wait for a reply (a duration from "1m" to "7d", such as "15m" or "1h") before the assignee and the whole team are reminded and a handoff_waiting event is delivered, once per wait, counted from when the wait began; a change holds for the contacts already waiting who were not reminded of yet (at once when they have waited longer); null: no reminder',
       ),
     botReplyLimit: z
       .number({ error: WHOLE_LIMIT })

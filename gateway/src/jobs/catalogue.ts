@@ -5,6 +5,7 @@ import { runReplyFailed } from '../engine/failed-answer.js';
 import { runFollowUp } from '../engine/follow-ups.js';
 import { runCampaignFollowUps } from '../engine/campaign-follow-ups.js';
 import { runHandoffReminder } from '../engine/handoff-reminders.js';
+import { runHandoffReminders } from '../engine/handoff-reminder-times.js';
 import { runSnoozeEnd } from '../engine/snooze-ends.js';
 import { runCampaignPace, runCampaignResume } from '../engine/campaign-queue.js';
 import { runOpening } from '../engine/openings.js';
@@ -38,6 +39,7 @@ export const jobCatalogue: { readonly [K in JobKind]: JobHandler<K> } = {
   bot_reply: (ctx, job) => runBotReply(ctx, job.data),
   reply_failed: (ctx, job) => runReplyFailed(ctx, job.data),
   handoff_reminder: (ctx, job) => runHandoffReminder(ctx, job.data),
+  handoff_reminders: (ctx, job) => runHandoffReminders(ctx, job.data),
   snooze_end: (ctx, job) => runSnoozeEnd(ctx, job.data),
   import: runImport,
   list_memberships: (ctx, job) => removeListMemberships(ctx, job.data),
