@@ -3,6 +3,7 @@ import type { Account } from '../domain/accounts.js';
 import type { Conversation } from '../domain/conversations.js';
 import { retimedWait } from '../domain/handoff-waits.js';
 import type { JobKinds } from '../domain/job-kinds.js';
+import { batchesOf } from '../store/batches.js';
 
 const BATCH = 100;
 
@@ -20,12 +21,8 @@ export async function runHandoffReminders(
   gw: Gateway,
   { accountId, version }: JobKinds['handoff_reminders'],
 ): Promise<void> {
-  let after: number | undefined;
-  for (;;) {
-    const batch = await gw.store.findPlaced<Conversation>('conversations', 'awaiting', [accountId, 'reply'], {
-      limit: BATCH,
-      after,
-    });
+  const batches = batchesOf<Conversation>(gw.store, 'conversations', 'awaiting', [accountId, 'reply'], { size: BATCH });
+  for await (const batch of batches) {
     const current = await gw.store.transact(async (tx) => {
       const account = await tx.lock<Account>('accounts', accountId);
       if (!account || (account.remindersRetimed ?? 0) !== version) return false;
@@ -35,7 +32,6 @@ export async function runHandoffReminders(
       }
       return true;
     });
-    if (!current || batch.length < BATCH) return;
-    after = batch.at(-1)!.place;
+    if (!current) return;
   }
 }
