@@ -8,6 +8,7 @@ import {
   poll,
   Receiver,
   request,
+  unique,
   useGateway,
   type TestAccount,
   type TestGateway,
@@ -285,6 +286,67 @@ describe('going away', () => {
     expect(assigned.body.assigneeId).toBe(away.id);
     const res = await request(gw, 'GET', `/v1/conversations/${conversation.id}`, { apiKey: account.apiKey });
     expect(res.body.assigneeId).toBe(away.id);
+  });
+});
+
+describe('a hand-off in a conversation an away member has', () => {
+  /** A contact's message on the custom channel, as `fromId`. */
+  const write = (gw: TestGateway, account: TestAccount, fromId: string, body: string) =>
+    api(gw, account, 'POST', 'incoming_custom_channel_message', { body: incoming({ fromId, body }) });
+
+  /** The contact asked for a person once, and the bot has their conversation again: it stays its assignee's. */
+  async function givenBack(gw: TestGateway, account: TestAccount, assignee: Member) {
+    const fromId = unique('lead');
+    await write(gw, account, fromId, 'I want to talk to a human please');
+    const [conversation] = (await api(gw, account, 'GET', 'conversations')).body.data;
+    await api(gw, account, 'POST', `conversations/${conversation.id}/assign`, { body: { memberId: assignee.id } });
+    await api(gw, account, 'POST', `contacts/${conversation.contactId}/bot`, { body: { active: true } });
+    return { fromId, conversationId: conversation.id as string };
+  }
+
+  test('goes to the next available in turn, not left to them', async () => {
+    const { gw } = ctx;
+    const { account, hook } = await roundRobin(gw);
+    const [first, second] = [
+      await teamMember(gw, account, 'agent', 'First'),
+      await teamMember(gw, account, 'agent', 'Second'),
+    ];
+    const { fromId, conversationId } = await givenBack(gw, account, first);
+    await handoffEvents(hook, 1);
+    // Going away hands on nothing: the bot has the conversation, nobody waits.
+    await setAway(gw, first, 'me', 'away');
+    expect((await api(gw, account, 'GET', `conversations/${conversationId}`)).body.assigneeId).toBe(first.id);
+
+    await write(gw, account, fromId, 'I want to talk to a human please');
+    expect((await api(gw, account, 'GET', `conversations/${conversationId}`)).body).toMatchObject({
+      status: 'handed_off',
+      needsReply: true,
+      assigneeId: second.id,
+    });
+    expect((await handoffEvents(hook, 2))[1]).toMatchObject({
+      conversationId,
+      reason: 'contact_asked',
+      assignee: { id: second.id, name: 'Second' },
+    });
+  });
+
+  test('without round robin, waits under Unassigned for every member to see', async () => {
+    const { gw } = ctx;
+    const account = await createAccount(gw);
+    const hook = await Receiver.start();
+    receivers.push(hook);
+    await api(gw, account, 'POST', 'webhooks', { body: { url: hook.url, events: ['handoff'] } });
+    const agent = await teamMember(gw, account, 'agent');
+    const { fromId, conversationId } = await givenBack(gw, account, agent);
+    await handoffEvents(hook, 1);
+    await setAway(gw, agent, 'me', 'away');
+
+    await write(gw, account, fromId, 'I want to talk to a human please');
+    expect((await api(gw, account, 'GET', `conversations/${conversationId}`)).body).toMatchObject({
+      status: 'handed_off',
+      assigneeId: null,
+    });
+    expect((await handoffEvents(hook, 2))[1]).toMatchObject({ conversationId, assignee: null });
   });
 });
 

@@ -67,6 +67,17 @@ export async function takeTurn(tx: Tx, accountId: string): Promise<Member | unde
   return next;
 }
 
+/**
+ * Whether the member who has the conversation is away (or gone): a contact handed to them would wait unseen. The
+ * owner's availability is read from the account as stored now, not as the caller read it.
+ */
+export async function heldByAbsent(tx: Tx, account: Account, conversation: Conversation): Promise<boolean> {
+  if (!conversation.assigneeId) return false;
+  const current = (await tx.get<Account>('accounts', account.id)) ?? account;
+  const holder = await getMember(tx, current, conversation.assigneeId).catch(() => undefined);
+  return !holder || availabilityOf(holder) === 'away';
+}
+
 const reasonOf = (c: Conversation): HandoffReason => HANDOFF_REASONS.find((r) => r === c.handoff?.reason) ?? 'team';
 
 /**

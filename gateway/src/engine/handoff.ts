@@ -10,7 +10,7 @@ import {
   updateConversation,
   type Conversation,
 } from '../domain/conversations.js';
-import { assigneeOf, takeTurn, tellTeam } from '../domain/assignment.js';
+import { assigneeOf, heldByAbsent, takeTurn, tellTeam } from '../domain/assignment.js';
 import { recordStep } from '../domain/funnel.js';
 import type { Actor } from '../domain/members.js';
 import type { Message } from '../domain/messages.js';
@@ -27,7 +27,10 @@ import { sendOnConversation } from './outgoing.js';
 /**
  * A person takes the conversation: the bot stays silent, follow-ups stop, and the `handoff` event tells the team,
  * naming who has it. Under round robin an unassigned conversation goes to the next agent in turn; an assigned one
- * stays with its assignee. An opted-out conversation stays opted out.
+ * stays with its assignee, unless they are away and the contact or the bot asked for a person: then it is handed
+ * off as if nobody had it (to the next available in turn, else to nobody, which every member is told of), as their
+ * going away would have handed it on had it waited then. A member taking it over (`team`) keeps it, away or not. An
+ * opted-out conversation stays opted out.
  */
 export async function handOff(
   tx: Tx,
@@ -37,13 +40,14 @@ export async function handOff(
   body: string | null,
 ): Promise<Conversation> {
   const stopped = await cancelFollowUps(tx, conversation);
-  const inTurn =
-    !stopped.assigneeId && account.handoffAssignment === 'round_robin' ? await takeTurn(tx, account.id) : undefined;
+  const passedBy = reason !== 'team' && (await heldByAbsent(tx, account, stopped));
+  const open = !stopped.assigneeId || passedBy;
+  const inTurn = open && account.handoffAssignment === 'round_robin' ? await takeTurn(tx, account.id) : undefined;
   const updated = await updateConversation(tx, stopped, {
     bot: { active: false },
     status: stopped.status === 'opted_out' ? 'opted_out' : 'handed_off',
     handoff: { reason, message: body, at: now() },
-    ...(inTurn ? { assigneeId: inTurn.id } : {}),
+    ...(inTurn ? { assigneeId: inTurn.id } : passedBy ? { assigneeId: null } : {}),
   });
   await recordStep(tx, 'handedOff', updated);
   tx.afterCommit(() => metrics.handoffs.inc({ reason }));
