@@ -1,4 +1,5 @@
-import { teamMember } from '../console/support';
+import { teamMember, withSession } from '../console/support';
+import { openStream, type EventStream } from '../helpers/event-stream';
 import { checkDelivery } from '../helpers/contract';
 import { BACKEND, clockOf, removeDir } from '../helpers/gateway';
 import { startInProcess } from '../helpers/in-process';
@@ -24,7 +25,11 @@ import {
 const ctx = useGateway({ LEADCHAT_JOB_POLL: '100ms', LEADCHAT_BOT_DEBOUNCE: '0s', LEADCHAT_TEST_CLOCK: '1' });
 
 const receivers: Receiver[] = [];
-afterAll(() => Promise.all(receivers.map((r) => r.close())));
+const streams: EventStream[] = [];
+afterAll(async () => {
+  for (const stream of streams) stream.close();
+  await Promise.all(receivers.map((r) => r.close()));
+});
 
 const HOUR = 60 * 60_000;
 const DAY = 24 * HOUR;
@@ -176,6 +181,48 @@ test('snoozed, it is hidden from ?snoozed=false until its time, then back at the
   ]);
   await wait('30d');
   expect(hook.requests).toHaveLength(1);
+});
+
+test('at its time, one whose assignee went away meanwhile is told to every member, as one nobody has; one of a member who is there, to them', async () => {
+  const { account, hook } = await accountWithHook();
+  const [agent, admin] = [
+    await teamMember(ctx.gw, account, 'agent', 'Ana Agent'),
+    await teamMember(ctx.gw, account, 'admin', 'Ada Admin'),
+  ];
+  // Each answered by the team, then given back to the bot: nobody waits, so going away leaves them with their member.
+  const [hers, theirs] = [await answered(account), await answered(account)];
+  for (const [{ conversationId, contactId }, member] of [
+    [hers, agent],
+    [theirs, admin],
+  ] as const) {
+    await api(ctx.gw, account, 'POST', `conversations/${conversationId}/assign`, { body: { memberId: member.id } });
+    await api(ctx.gw, account, 'POST', `contacts/${contactId}/bot`, { body: { active: true } });
+    expect((await snooze(account, conversationId, ahead(HOUR))).status).toBe(200);
+  }
+  const away = await withSession(ctx.gw, agent, 'PUT', '/v1/members/me/availability', {
+    body: { availability: 'away' },
+  });
+  expect(away.status).toBe(200);
+  expect((await conversation(account, hers.conversationId)).assigneeId).toBe(agent.id);
+  const stream = await openStream(ctx.gw, '/console/api/stream', { cookie: admin.cookie });
+  streams.push(stream);
+
+  await wait('1h1m');
+  await hook.waitFor(2);
+  const woke = await stream.until(() => stream.events.filter((e) => e.event === 'conversation.woke').length >= 2);
+  expect(
+    woke
+      .filter((e) => e.event === 'conversation.woke')
+      .map((e) => e.data)
+      .sort((a, b) => (a.conversationId < b.conversationId ? -1 : 1)),
+  ).toEqual(
+    [
+      { conversationId: hers.conversationId, assigneeId: null },
+      { conversationId: theirs.conversationId, assigneeId: admin.id },
+    ].sort((a, b) => (a.conversationId < b.conversationId ? -1 : 1)),
+  );
+  // It stays hers: she answers it when she is back, unless someone takes it meanwhile.
+  expect((await conversation(account, hers.conversationId)).assigneeId).toBe(agent.id);
 });
 
 test("snoozed again, the earlier time's wake-up does not fire; woken now, none does, and nothing is told", async () => {

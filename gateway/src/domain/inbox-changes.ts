@@ -118,8 +118,8 @@ export function noteChanged(
 }
 
 /**
- * A snoozed conversation's time came: it is back, and whoever has it (every member when nobody has it) is told, as of
- * a contact nobody answered in time. A snooze ended by the contact writing is told by their message; by a member's
+ * A snoozed conversation's time came: it is back, and `assigneeId` is told (every member when null: nobody has it, or
+ * whoever has it is away), as of a contact nobody answered in time. A snooze ended by the contact writing is told by their message; by a member's
  * hand, to nobody.
  */
 export function conversationWoke(tx: Tx, accountId: string, conversationId: string, assigneeId: string | null): void {

@@ -1,6 +1,6 @@
 import type { Gateway } from '../context.js';
 import type { Account } from '../domain/accounts.js';
-import { assigneeOf } from '../domain/assignment.js';
+import { assigneeOf, heldByAbsent } from '../domain/assignment.js';
 import { touchConversation, type Conversation } from '../domain/conversations.js';
 import { emitEvent } from '../domain/emit-event.js';
 import { conversationWoke } from '../domain/inbox-changes.js';
@@ -11,10 +11,10 @@ import type { JobResult } from '../store/store.js';
 
 /**
  * Job `snooze_end`: the time a conversation was snoozed until came. It comes back to the front of the inbox, whoever
- * has it (every member when nobody does) is told on the console, and the `snooze_ended` event lets a workflow act.
- * Nothing when it was snoozed again since, woken early or is gone (the job's `until` is not its snooze any more), nor
- * when it ran already: the queue runs a job at least once, and on PostgreSQL a second run's write loses to the first's
- * and reads the snooze over.
+ * has it (every member when nobody does, or when they are away) is told on the console, and the `snooze_ended` event
+ * lets a workflow act. Nothing when it was snoozed again since, woken early or is gone (the job's `until` is not its
+ * snooze any more), nor when it ran already: the queue runs a job at least once, and on PostgreSQL a second run's
+ * write loses to the first's and reads the snooze over.
  */
 export async function runSnoozeEnd(gw: Gateway, { conversationId, until }: JobKinds['snooze_end']): Promise<JobResult> {
   return gw.store.transact(async (tx) => {
@@ -23,7 +23,9 @@ export async function runSnoozeEnd(gw: Gateway, { conversationId, until }: JobKi
     const account = await tx.get<Account>('accounts', conversation.accountId);
     if (!account) return;
     const back = await touchConversation(tx, conversation, snoozeFields(null));
-    conversationWoke(tx, back.accountId, back.id, back.assigneeId ?? null);
+    // Its assignee away, nobody would hear of it: every member is told, as of one nobody has. It stays theirs.
+    const told = (await heldByAbsent(tx, account, back)) ? null : (back.assigneeId ?? null);
+    conversationWoke(tx, back.accountId, back.id, told);
     await tellSnoozeEnded(tx, account, back, 'time');
   });
 }
