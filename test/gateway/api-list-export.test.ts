@@ -1,10 +1,12 @@
 import https from 'node:https';
+import path from 'node:path';
 import {
   api,
   createAccount,
   expectApiError,
   getBytes,
   poll,
+  request,
   uniquePhone,
   useGateway,
   type TestAccount,
@@ -264,4 +266,31 @@ test('a client that goes away mid-download stops the reading of the list', async
   const line = JSON.parse(logged.split('\n').find((l) => l.includes('list export stopped'))!);
   // The BOM, the header and 6 pages of rows when read through: it stopped before.
   expect(line.chunks).toBeLessThan(8);
+});
+
+test("an account deleted while its list's file is read: the reading fails, so the download is cut rather than ending short as if whole", async () => {
+  const account = await createAccount(ctx.gw);
+  const list = await newList(account);
+  const contacts = Array.from({ length: 1200 }, () => ({ phone: uniquePhone() }));
+  const started = await api(ctx.gw, account, 'POST', `lists/${list.id}/imports`, { body: { contacts } });
+  expect(started.status).toBe(202);
+  await poll(
+    () => api(ctx.gw, account, 'GET', `imports/${started.body.id}`),
+    (r) => r.body.status === 'done',
+    60_000,
+  );
+  // The file as the export writes it, chunk by chunk: the BOM, the header, then a page of rows at a time.
+  const { listCsv } = (await import(path.resolve(__dirname, '../../gateway/dist/domain/list-export.js'))) as {
+    listCsv: (store: unknown, list: unknown, stopped: () => boolean) => AsyncGenerator<string>;
+  };
+  const file = listCsv(ctx.gw.engine.store, await ctx.gw.engine.store.get('lists', list.id), () => false);
+  expect((await file.next()).value).toBe('\ufeff');
+  expect((await file.next()).value).toMatch(/^Phone,/);
+  expect((await file.next()).value.split('\r\n').filter(Boolean)).toHaveLength(500);
+
+  const deleted = await request(ctx.gw, 'DELETE', `/admin/v1/accounts/${account.id}`, {
+    headers: { authorization: `Bearer ${ctx.gw.adminToken}` },
+  });
+  expect(deleted.status).toBe(202);
+  await expect(file.next()).rejects.toThrow(`account ${account.id} was deleted while list ${list.id} was exported`);
 });

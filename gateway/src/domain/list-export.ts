@@ -1,6 +1,7 @@
 import { setImmediate as yieldToRequests } from 'node:timers/promises';
 import { stringify } from 'csv-stringify/sync';
 import type { Placed, Reader, Store } from '../store/store.js';
+import type { Account } from './accounts.js';
 import type { Contact } from './contacts.js';
 import { membersOf, type List, type Membership } from './lists.js';
 import { looseHeader } from './imports.js';
@@ -19,6 +20,10 @@ export type Stopped = () => boolean;
  * The list's members page by page, in the order they joined; contacts gone meanwhile (erased) are passed over. Each
  * page waits a turn of the event loop first: the embedded store answers without one, and a list of 100,000 contacts
  * would otherwise hold every other request, and the news that the client went away, until it was read through.
+ *
+ * The account deleted meanwhile (by the operator, or by its agency), the reading fails: its data is nobody's to read
+ * from then on, and its deletion removes the list's members before the list, so reading on would end the file short
+ * of them as though it were whole.
  */
 async function* pagesOf(
   store: Reader & Pick<Store, 'findPlaced'>,
@@ -29,6 +34,8 @@ async function* pagesOf(
   for (let after: number | undefined; ; ) {
     await yieldToRequests();
     if (stopped()) return;
+    if (!(await store.get<Account>('accounts', accountId)))
+      throw new Error(`account ${accountId} was deleted while list ${listId} was exported`);
     const page = await membersOf(store, accountId, listId, {
       limit: EXPORT_PAGE,
       ...(after === undefined ? {} : { after }),
