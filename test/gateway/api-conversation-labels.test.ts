@@ -132,6 +132,24 @@ test('bad labels are refused naming the field, and nothing changes', async () =>
   expect(await told(hook)).toHaveLength(2);
 });
 
+test('"." and "..", which a URL cannot name (a client resolves them as its path\'s dot segments), are refused; "..." is a label', async () => {
+  const { account } = await accountWithHook();
+  const { conversationId } = await write(account);
+  for (const labels of [['.'], ['pricing', ' .. ']]) {
+    const res = await label(account, conversationId, labels);
+    expectApiError(res, 400, 'VALIDATION_ERROR');
+    expect(res.body.error.fields).toEqual([
+      expect.objectContaining({ field: `labels.${labels.length - 1}`, message: expect.stringContaining('"."') }),
+    ]);
+  }
+  expect(await labelsOn(account, conversationId)).toEqual([]);
+  expectApiError(await api(ctx.gw, account, 'GET', 'conversations', { query: { label: '..' } }), 400);
+  // One that is more than a dot segment is removed by its URL as any other.
+  expect((await label(account, conversationId, ['...', '.NET'])).status).toBe(200);
+  expect((await unlabel(account, conversationId, '...')).body.labels).toEqual(['.NET']);
+  expect((await unlabel(account, conversationId, '.net')).body.labels).toEqual([]);
+});
+
 test('a conversation carries at most 20 labels: more is 409 TOO_MANY_LABELS and none is added', async () => {
   const { account } = await accountWithHook();
   const { conversationId } = await write(account);

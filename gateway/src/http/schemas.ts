@@ -64,9 +64,12 @@ const label = text(T.channelLabel).min(1, 'a custom channel label must not be em
 
 /**
  * A conversation's label ("Hot lead"): trimmed, 1 to LABEL_LENGTH characters that show, none of them a control
- * character (a line break or a tab would break the chip that shows it, and the CSV a workflow writes of it).
+ * character (a line break or a tab would break the chip that shows it, and the CSV a workflow writes of it), nor a
+ * path's dot segment, "." or "..": DELETE /v1/conversations/{id}/labels/{label} could not name it, as a browser,
+ * n8n and every client built on the WHATWG URL resolve it (`%2E%2E` too) before sending, and it would stay for good.
  */
 const CONTROL = /\p{Cc}/u;
+const DOT_SEGMENT = /^\.\.?$/;
 const conversationLabel = z
   .string()
   .refine((v) => !CONTROL.test(v), 'must not hold control characters (line breaks, tabs)')
@@ -75,7 +78,8 @@ const conversationLabel = z
     z
       .string()
       .max(LABEL_LENGTH, `must be at most ${LABEL_LENGTH} characters`)
-      .refine((v) => VISIBLE.test(v), 'must not be empty or whitespace'),
+      .refine((v) => VISIBLE.test(v), 'must not be empty or whitespace')
+      .refine((v) => !DOT_SEGMENT.test(v), 'must not be "." or "..", which a URL cannot name to remove it'),
   );
 
 /** An object of at most `max` entries, refused as a list of too many is: TOO_MANY with its limit. */
