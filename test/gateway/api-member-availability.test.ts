@@ -348,6 +348,56 @@ describe('a hand-off in a conversation an away member has', () => {
     });
     expect((await handoffEvents(hook, 2))[1]).toMatchObject({ conversationId, assignee: null });
   });
+
+  test('one the member answered stays theirs when they go away; the contact writing again hands it on, unless someone gave it to them while it waits', async () => {
+    const { gw } = ctx;
+    const { account, hook } = await roundRobin(gw);
+    const [first, second] = [
+      await teamMember(gw, account, 'agent', 'First'),
+      await teamMember(gw, account, 'agent', 'Second'),
+    ];
+    // The custom channel's receiver takes the team's replies: one answers the contact.
+    const replies = await Receiver.start();
+    receivers.push(replies);
+    await api(gw, account, 'PUT', 'settings', { body: { customChannelWebhookUrl: replies.url } });
+    const fromId = unique('lead');
+    await write(gw, account, fromId, 'I want to talk to a human please');
+    const [conversation] = (await api(gw, account, 'GET', 'conversations')).body.data;
+    expect(conversation.assigneeId).toBe(first.id);
+    const reply = await as(gw, first, 'POST', `contacts/${conversation.contactId}/messages`, {
+      body: 'Hi, First here!',
+    });
+    expect(reply.status).toBe(201);
+    await handoffEvents(hook, 1);
+    // Answered, the contact waits for nobody: going away leaves the conversation theirs, and tells nobody.
+    await setAway(gw, first, 'me', 'away');
+    expect((await api(gw, account, 'GET', `conversations/${conversation.id}`)).body).toMatchObject({
+      needsReply: false,
+      assigneeId: first.id,
+    });
+
+    await write(gw, account, fromId, 'Thanks! One more question: do you ship to Spain?');
+    expect((await api(gw, account, 'GET', `conversations/${conversation.id}`)).body).toMatchObject({
+      status: 'handed_off',
+      needsReply: true,
+      assigneeId: second.id,
+    });
+    const told = await handoffEvents(hook, 2);
+    expect(told).toHaveLength(2);
+    expect(told[1]).toMatchObject({
+      conversationId: conversation.id,
+      reason: 'contact_asked',
+      body: 'Thanks! One more question: do you ship to Spain?',
+      assignee: { id: second.id, name: 'Second' },
+    });
+
+    // Someone gives it to the away member while the contact waits: they chose to, and the contact writing again
+    // leaves it so.
+    await api(gw, account, 'POST', `conversations/${conversation.id}/assign`, { body: { memberId: first.id } });
+    await write(gw, account, fromId, 'Hello?');
+    expect((await api(gw, account, 'GET', `conversations/${conversation.id}`)).body.assigneeId).toBe(first.id);
+    expect(hook.requests.filter((r) => r.body?.type === 'handoff')).toHaveLength(2);
+  });
 });
 
 describe("the console's stream", () => {

@@ -83,12 +83,18 @@ const reasonOf = (c: Conversation): HandoffReason => HANDOFF_REASONS.find((r) =>
 /**
  * A conversation waiting for a person whose assignee is no longer there for it (they left the team, or went away) is
  * handed off anew, as a hand-off would be: to the next available in turn under round robin, else to nobody, and the
- * `handoff` event (its own reason and message) tells the team who has it now, so that no contact waits unseen.
+ * `handoff` event (its own reason, and its message unless `body` says what the contact wrote since) tells the team
+ * who has it now, so that no contact waits unseen.
  */
-export async function handOffAnew(tx: Tx, account: Account, conversation: Conversation): Promise<void> {
+export async function handOffAnew(
+  tx: Tx,
+  account: Account,
+  conversation: Conversation,
+  body: string | null = conversation.handoff?.message ?? null,
+): Promise<void> {
   const inTurn = account.handoffAssignment === 'round_robin' ? await takeTurn(tx, account.id) : undefined;
   const passed = await updateConversation(tx, conversation, { assigneeId: inTurn?.id ?? null });
-  await tellTeam(tx, account, passed, reasonOf(passed), passed.handoff?.message ?? null);
+  await tellTeam(tx, account, passed, reasonOf(passed), body);
 }
 
 /**

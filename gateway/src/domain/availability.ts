@@ -5,7 +5,7 @@ import { now } from '../ids.js';
 import type { Account } from './accounts.js';
 import { handOffAnew } from './assignment.js';
 import { audit, type AuditBy } from './audit-log.js';
-import type { Conversation } from './conversations.js';
+import { waitsForPerson, type Conversation } from './conversations.js';
 import { availabilityOf, getMember, memberTarget, ownerOf, type Actor, type Member } from './members.js';
 import { memberChanged } from './team-changes.js';
 import { holdTurn } from './turns.js';
@@ -15,9 +15,10 @@ import { holdTurn } from './turns.js';
  * available again. Everyone sets their own; the owner and admins set anyone's too, covering for a colleague who
  * forgot before leaving (an agent setting another's is 403 FORBIDDEN), and that is in the audit log.
  *
- * Going away hands off anew each conversation of theirs that waits for a person, as their removal from the team
- * would: nobody else would answer it while they are gone. Their other conversations stay theirs, and coming back
- * gives nothing back: those handed on are the new assignees' now.
+ * Going away hands off anew each conversation of theirs that waits for a person (waitsForPerson), as their removal
+ * from the team would: nobody else would answer it while they are gone. Their other conversations stay theirs (one
+ * they answered, one the bot has), and one of those whose contact writes while they are away is handed on then
+ * (engine/incoming.ts); coming back gives nothing back: those handed on are the new assignees' now.
  *
  * The account's round-robin turn is held first, as a hand-off holds it: one under way on another process either
  * assigned the conversation before (and it is handed on here) or reads the member away after.
@@ -47,7 +48,7 @@ export async function setAvailability(
     if (found.id !== actor.id) await audit(tx, by, 'member.changed', memberTarget(updated), { keys: ['availability'] });
     if (availability === 'away') {
       for (const c of await tx.find<Conversation>('conversations', 'assignee', [current.id, found.id]))
-        if (c.status === 'handed_off') await handOffAnew(tx, current, c);
+        if (waitsForPerson(c)) await handOffAnew(tx, current, c);
     }
     return updated;
   });

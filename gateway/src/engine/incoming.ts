@@ -7,8 +7,10 @@ import {
   lastMessageOf,
   touchConversation,
   updateConversation,
+  waitsForPerson,
   type Conversation,
 } from '../domain/conversations.js';
+import { handOffAnew, heldByAbsent } from '../domain/assignment.js';
 import { recordReply } from '../domain/funnel.js';
 import type { Message } from '../domain/messages.js';
 import type { Tx } from '../store/store.js';
@@ -64,12 +66,12 @@ export const readForIncoming = (tx: Tx, accountId: string, contactId: string) =>
   Promise.all([subscriptionsOf(tx, accountId), openingsOf(tx, contactId), conversationsOfContact(tx, contactId)]);
 
 /**
- * A message from a contact, on any channel, in the transaction that stored it (after recordIncoming). Opt-out and
- * opt-in words come first and are always obeyed; an opted-out contact gets nothing else. Otherwise the lead is
- * talking: waiting opening messages and follow-ups stop, HELP gets the account's help text, a request for a person
+ * A message from a contact, on any channel, in the transaction that stored it (after recordIncoming; `waited`: the
+ * contact waited for a person before it). Opt-out and opt-in words come first and are always obeyed; an opted-out
+ * contact gets nothing else. Otherwise the lead is talking: waiting opening messages and follow-ups stop, HELP gets the account's help text, a request for a person
  * hands off (or, while a person has it, is acknowledged), and anything else is the bot's to answer while it is on;
  * where no campaign's bot would, the conversation goes to the team (a `no_campaign` hand-off) and the contact is told
- * so: no message meets silence.
+ * so: no message meets silence. A message that sets the contact waiting on a member who is away is handed on.
  */
 export async function onIncoming(
   tx: Tx,
@@ -78,6 +80,7 @@ export async function onIncoming(
   contact: Contact,
   current: Conversation,
   message: Message,
+  waited: boolean,
 ): Promise<void> {
   const reaction = message.messageType === 'reaction';
   await readForIncoming(tx, account.id, contact.id);
@@ -151,4 +154,18 @@ export async function onIncoming(
       await scheduleBotReply(tx, account, back, message, conversations, gw.config.botDebounceMs);
     }
   }
+  await handOnFromAbsent(tx, account, current.id, waited, message);
+}
+
+/**
+ * The contact's message began a wait for a person in a conversation whose assignee is away: it is handed off anew
+ * (to the next available in turn, else to nobody), as the member's going away hands on those waiting then, and the
+ * `handoff` event tells the team what the contact wrote. A wait under way stays as it is: whoever gave it to an away
+ * member meanwhile chose to.
+ */
+async function handOnFromAbsent(tx: Tx, account: Account, conversationId: string, waited: boolean, message: Message) {
+  if (waited) return;
+  const latest = await tx.get<Conversation>('conversations', conversationId);
+  if (latest?.waitingSince && waitsForPerson(latest) && (await heldByAbsent(tx, account, latest)))
+    await handOffAnew(tx, account, latest, message.body);
 }

@@ -220,7 +220,7 @@ async function storeIncoming(
   const current = await recordIncoming(tx, conversation, message);
   if (file) await tx.insert('media', file);
   await tx.insert('messages', message);
-  await onIncoming(tx, gw, account, contact, current, message);
+  await onIncoming(tx, gw, account, contact, current, message, Boolean(conversation.waitingSince));
   tx.afterCommit(() => metrics.messagesReceived.inc({ channel: channelLabel(message.channel) }));
   return message;
 }
