@@ -112,10 +112,17 @@ describe('PUT /v1/members/{id}/availability', () => {
     expect(byKey.body.availability).toBe('away');
     // One's own is nobody else's business; another's set for them is.
     expect((await setAway(gw, admin, 'me', 'away')).status).toBe(200);
+    // The API key is a workflow, not the owner in person: the owner's set by it (`me`) is another's set for them.
+    const ownerByKey = await api(gw, account, 'PUT', 'members/me/availability', {
+      body: { availability: 'available' },
+    });
+    expect(ownerByKey.body).toMatchObject({ id: ownerIdOf(account), availability: 'available' });
     const log = (await api(gw, account, 'GET', 'audit-log')).body.data.filter(
       (e: { action: string; details: { keys?: string[] } }) =>
         e.action === 'member.changed' && e.details.keys?.includes('availability'),
     );
+    expect(log[0]).toMatchObject({ actor: { type: 'api_key', name: 'API key' }, target: { id: ownerIdOf(account) } });
+    log.shift();
     expect(
       log.map((e: { actor: { name: string }; target: { name: string } }) => [e.actor.name, e.target.name]),
     ).toEqual([

@@ -13,7 +13,8 @@ import { holdTurn } from './turns.js';
 /**
  * PUT /v1/members/{id}/availability: a member (`me`: whoever asks) is away, and round robin passes them by, or
  * available again. Everyone sets their own; the owner and admins set anyone's too, covering for a colleague who
- * forgot before leaving (an agent setting another's is 403 FORBIDDEN), and that is in the audit log.
+ * forgot before leaving (an agent setting another's is 403 FORBIDDEN), and that is in the audit log, as is the API
+ * key's setting of the owner's.
  *
  * Going away hands off anew each conversation of theirs that waits for a person (waitsForPerson), as their removal
  * from the team would: nobody else would answer it while they are gone. Their other conversations stay theirs (one
@@ -45,7 +46,9 @@ export async function setAvailability(
         ? await tx.update<Member>('members', found.id, { availability, updatedAt: now() })
         : ownerOf(await tx.update<Account>('accounts', current.id, { ownerAvailability: availability }));
     memberChanged(tx, current.id);
-    if (found.id !== actor.id) await audit(tx, by, 'member.changed', memberTarget(updated), { keys: ['availability'] });
+    // One's own is nobody else's business; the API key acting for the owner is a workflow, not the owner in person.
+    if (found.id !== actor.id || by?.actor.type === 'api_key')
+      await audit(tx, by, 'member.changed', memberTarget(updated), { keys: ['availability'] });
     if (availability === 'away') {
       for (const c of await tx.find<Conversation>('conversations', 'assignee', [current.id, found.id]))
         if (waitsForPerson(c)) await handOffAnew(tx, current, c);
