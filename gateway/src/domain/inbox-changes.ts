@@ -119,8 +119,8 @@ export function noteChanged(
 
 /**
  * A snoozed conversation's time came: it is back, and `assigneeId` is told (every member when null: nobody has it, or
- * whoever has it is away), as of a contact nobody answered in time. A snooze ended by the contact writing is told by their message; by a member's
- * hand, to nobody.
+ * whoever has it is away), as of a contact nobody answered in time. A snooze ended by the contact writing is told by
+ * their message; by a member's hand, to nobody.
  */
 export function conversationWoke(tx: Tx, accountId: string, conversationId: string, assigneeId: string | null): void {
   const p = pending(tx, accountId, conversationId);

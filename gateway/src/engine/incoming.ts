@@ -68,10 +68,11 @@ export const readForIncoming = (tx: Tx, accountId: string, contactId: string) =>
 /**
  * A message from a contact, on any channel, in the transaction that stored it (after recordIncoming; `waited`: the
  * contact waited for a person before it). Opt-out and opt-in words come first and are always obeyed; an opted-out
- * contact gets nothing else. Otherwise the lead is talking: waiting opening messages and follow-ups stop, HELP gets the account's help text, a request for a person
- * hands off (or, while a person has it, is acknowledged), and anything else is the bot's to answer while it is on;
- * where no campaign's bot would, the conversation goes to the team (a `no_campaign` hand-off) and the contact is told
- * so: no message meets silence. A message that sets the contact waiting on a member who is away is handed on.
+ * contact gets nothing else. Otherwise the lead is talking: waiting opening messages and follow-ups stop, HELP gets
+ * the account's help text, a request for a person hands off (or, while a person has it, is acknowledged), and
+ * anything else is the bot's to answer while it is on; where no campaign's bot would, the conversation goes to the
+ * team (a `no_campaign` hand-off) and the contact is told so: no message meets silence. A message that sets the
+ * contact waiting on a member who is away is handed on.
  */
 export async function onIncoming(
   tx: Tx,
