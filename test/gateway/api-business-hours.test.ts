@@ -1,4 +1,3 @@
-import { clockOf } from '../helpers/gateway';
 import {
   api,
   createAccount,
@@ -11,6 +10,7 @@ import {
   useGateway,
   type TestAccount,
 } from './api-support';
+import { atHour, elapse, HOUR, MINUTE, utcHours } from './business-hours-support';
 
 /**
  * The team's business hours (businessHours of /v1/settings, a window as a campaign's sendingWindow): a hand-off out of
@@ -20,9 +20,6 @@ import {
  */
 const ctx = useGateway({ LEADCHAT_JOB_POLL: '100ms', LEADCHAT_BOT_DEBOUNCE: '0s', LEADCHAT_TEST_CLOCK: '1' });
 
-const MINUTE = 60_000;
-const HOUR = 60 * MINUTE;
-const DAY = 24 * HOUR;
 const AWAY_NOTICE =
   'Thanks for your message! Our team is away right now; we will get back to you as soon as we are back.';
 const WEEK = ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'];
@@ -35,29 +32,6 @@ async function started(respond?: ConstructorParameters<typeof Receiver>[0]): Pro
   receivers.push(receiver);
   return receiver;
 }
-
-/** Moves the gateway's clock to the next `hour`:00 UTC (today's, when it is still to come); answers that instant. */
-async function atHour(hour: number): Promise<number> {
-  const now = clockOf(ctx.gw);
-  let at = Math.floor(now / DAY) * DAY + hour * HOUR;
-  if (at <= now) at += DAY;
-  await ctx.gw.advance(at - now);
-  return at;
-}
-
-/** Moves the clock by `ms`, and runs what fell due. */
-async function wait(ms: number): Promise<void> {
-  await ctx.gw.advance(ms);
-  await untilIdle(ctx.gw);
-}
-
-/** Business hours in UTC, "HH:MM" of the instants given, on `days` (every day when null). */
-const utcHours = (from: number, to: number, days: string[] | null = null) => ({
-  start: new Date(from).toISOString().slice(11, 16),
-  end: new Date(to).toISOString().slice(11, 16),
-  timezone: 'UTC',
-  days,
-});
 
 /** An account whose web chat's replies reach a receiver, and whose `handoff` events go to `hook`, with `settings`. */
 async function account(settings: Record<string, unknown> = {}) {
@@ -169,12 +143,12 @@ describe('the setting', () => {
 
 describe('the contact is told the truth', () => {
   test('a hand-off out of hours tells the away notice, in hours the usual one; the handoff event is the same', async () => {
-    const noon = await atHour(12);
+    const noon = await atHour(ctx.gw, 12);
     const { account: made, hook } = await account({ businessHours: utcHours(noon + HOUR, noon + 2 * HOUR) });
     const night = await write(made, unique('night'), 'Do you take new patients?');
     expect(await told(made, night.contactId)).toEqual([['system', AWAY_NOTICE]]);
 
-    await wait(HOUR);
+    await elapse(ctx.gw, HOUR);
     const day = await write(made, unique('day'), 'Do you take new patients?');
     expect(await told(made, day.contactId)).toEqual([['system', HANDOFF_NOTICE]]);
 
@@ -191,7 +165,7 @@ describe('the contact is told the truth', () => {
   });
 
   test("out of hours the account's away message wins over the campaign's and the account's hand-off messages", async () => {
-    const noon = await atHour(12);
+    const noon = await atHour(ctx.gw, 12);
     const { account: made } = await account({
       businessHours: utcHours(noon + HOUR, noon + 2 * HOUR),
       handoffMessage: 'Someone will answer you in a minute.',
@@ -219,13 +193,13 @@ describe('the contact is told the truth', () => {
     ]);
 
     // In hours, nothing changes: the campaign's words.
-    await wait(HOUR);
+    await elapse(ctx.gw, HOUR);
     const later = await write(made, unique('later'), 'I want to talk to a human', campaign.body.id);
     expect(await told(made, later.contactId)).toEqual([['system', 'Our implant team will write to you right away.']]);
   });
 
   test("without an away message of its own, the built-in one in the campaign's language, else the account's", async () => {
-    const noon = await atHour(12);
+    const noon = await atHour(ctx.gw, 12);
     const { account: made } = await account({ businessHours: utcHours(noon + HOUR, noon + 2 * HOUR), language: 'es' });
     const campaign = await api(ctx.gw, made, 'POST', 'campaigns', {
       body: { name: 'Rendez-vous', channel: 'custom', customChannel: 'web-chat', language: 'fr' },
@@ -258,7 +232,7 @@ describe('the contact is told the truth', () => {
         choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content } }],
       }),
     }));
-    const noon = await atHour(12);
+    const noon = await atHour(ctx.gw, 12);
     const { account: made, hook } = await account({ businessHours: utcHours(noon + HOUR, noon + 2 * HOUR) });
     const bot = await api(ctx.gw, made, 'PUT', 'settings/bot', {
       body: { provider: 'openai', openai: { baseUrl: llm.url, model: 'test-model', apiKey: null } },
@@ -272,7 +246,7 @@ describe('the contact is told the truth', () => {
     const [event] = await hook.waitFor(1);
     expect(event!.body).toMatchObject({ type: 'handoff', reason: 'bot_handoff' });
 
-    await wait(HOUR);
+    await elapse(ctx.gw, HOUR);
     const day = await write(made, unique('day'), 'My crown fell off, what do I do?', campaign.body.id);
     expect(await told(made, day.contactId)).toEqual([
       ['bot', 'Let me get a colleague, they will be with you in a minute!'],
@@ -282,7 +256,7 @@ describe('the contact is told the truth', () => {
 
 describe("the campaign's bot test tells what the contact would be told", () => {
   test('out of hours a hand-off shows the away notice, for a contact who asks for a person and for the bot that hands off; in hours the usual notice', async () => {
-    const noon = await atHour(12);
+    const noon = await atHour(ctx.gw, 12);
     const { account: made } = await account({
       businessHours: utcHours(noon + HOUR, noon + 2 * HOUR),
       awayMessage: 'We are closed; we will write to you when we open at 9.',
@@ -303,7 +277,7 @@ describe("the campaign's bot test tells what the contact would be told", () => {
     // No FAQ answers it: the FAQ bot hands it off, in the notice's words.
     expect(await test('Do you do implants?')).toMatchObject({ kind: 'handoff', body: away });
 
-    await wait(HOUR);
+    await elapse(ctx.gw, HOUR);
     const usual = 'Our implant team will write to you right away.';
     expect(await test('I want to talk to a human')).toEqual({ kind: 'handoff', reason: 'contact_asked', body: usual });
     expect(await test('Do you do implants?')).toMatchObject({ kind: 'handoff', body: usual });
@@ -312,47 +286,47 @@ describe("the campaign's bot test tells what the contact would be told", () => {
 
 describe('reminders keep to working time', () => {
   test('handed off before opening: the team is reminded at the opening plus the wait', async () => {
-    const noon = await atHour(12);
+    const noon = await atHour(ctx.gw, 12);
     const { account: made } = await account({ businessHours: utcHours(noon + 2 * HOUR, noon + 5 * HOUR) });
     const { conversationId } = await write(made, unique('early'), 'Is anyone there?');
     const since = (await conversation(made, conversationId)).waitingSince;
     expect(Date.parse(since)).toBe(noon);
 
-    await wait(2 * HOUR + 14 * MINUTE);
+    await elapse(ctx.gw, 2 * HOUR + 14 * MINUTE);
     expect((await conversation(made, conversationId)).remindedAt).toBeNull();
-    await wait(MINUTE);
+    await elapse(ctx.gw, MINUTE);
     const reminded = await conversation(made, conversationId);
     expect(Date.parse(reminded.remindedAt)).toBe(noon + 2 * HOUR + 15 * MINUTE);
   });
 
   test('handed off near closing: the minutes before it count, the rest runs from the next opening', async () => {
-    const noon = await atHour(12);
+    const noon = await atHour(ctx.gw, 12);
     // Open 09:00 to 12:05 every day: 5 minutes count today, the other 10 from 09:00 tomorrow.
     const { account: made } = await account({ businessHours: utcHours(noon - 3 * HOUR, noon + 5 * MINUTE) });
     const { conversationId } = await write(made, unique('late'), 'Still open?');
 
-    await wait(21 * HOUR + 9 * MINUTE);
+    await elapse(ctx.gw, 21 * HOUR + 9 * MINUTE);
     expect((await conversation(made, conversationId)).remindedAt).toBeNull();
-    await wait(MINUTE);
+    await elapse(ctx.gw, MINUTE);
     expect(Date.parse((await conversation(made, conversationId)).remindedAt)).toBe(noon + 21 * HOUR + 10 * MINUTE);
   });
 
   test('a day off counts nothing: the reminder waits for the next day the team works', async () => {
-    const noon = await atHour(12);
+    const noon = await atHour(ctx.gw, 12);
     const today = WEEK[new Date(noon).getUTCDay()]!;
     const days = WEEK.filter((d) => d !== today);
     // 09:00 to 17:00 on every day but today.
     const { account: made } = await account({ businessHours: utcHours(noon - 3 * HOUR, noon + 5 * HOUR, days) });
     const { conversationId } = await write(made, unique('sunday'), 'Anyone?');
 
-    await wait(5 * HOUR);
+    await elapse(ctx.gw, 5 * HOUR);
     expect((await conversation(made, conversationId)).remindedAt).toBeNull();
-    await wait(16 * HOUR + 15 * MINUTE);
+    await elapse(ctx.gw, 16 * HOUR + 15 * MINUTE);
     expect(Date.parse((await conversation(made, conversationId)).remindedAt)).toBe(noon + 21 * HOUR + 15 * MINUTE);
   });
 
   test('hours set after the wait was timed time it anew: the working time counts from their opening', async () => {
-    const noon = await atHour(12);
+    const noon = await atHour(ctx.gw, 12);
     const { account: made } = await account();
     const { conversationId } = await write(made, unique('waiting'), 'Hello?');
     // Set after the hand-off: the reminder was timed around the clock, due at 12:15, while the team is out.
@@ -362,9 +336,9 @@ describe('reminders keep to working time', () => {
     expect(set.status).toBe(200);
     await untilIdle(ctx.gw);
 
-    await wait(HOUR + 14 * MINUTE);
+    await elapse(ctx.gw, HOUR + 14 * MINUTE);
     expect((await conversation(made, conversationId)).remindedAt).toBeNull();
-    await wait(MINUTE);
+    await elapse(ctx.gw, MINUTE);
     expect(Date.parse((await conversation(made, conversationId)).remindedAt)).toBe(noon + HOUR + 15 * MINUTE);
   });
 });
