@@ -15,7 +15,7 @@ export const description = forOperation('conversation', 'addLabels', [
     required: true,
     placeholder: 'e.g. Hot lead, pricing',
     description:
-      'The labels to add, separated by commas, or a list mapped from an expression. Each is 1 to 40 characters; one the conversation has already (in any case) changes nothing; a conversation carries at most 20.',
+      'The labels to add, separated by commas, or a list mapped from an expression. Each is 1 to 40 characters, and neither "." nor ".."; one the conversation has already (in any case) changes nothing; a conversation carries at most 20.',
   },
 ]);
 
