@@ -34,6 +34,18 @@ async function addContact(account: TestAccount, listId: string, body: Record<str
 }
 
 /** The export as it arrives: status, headers and the text with its BOM. */
+/** `count` new contacts, each with a phone, imported into the list; resolves once the import is done. */
+async function imported(account: TestAccount, listId: string, count: number): Promise<void> {
+  const contacts = Array.from({ length: count }, () => ({ phone: uniquePhone() }));
+  const started = await api(ctx.gw, account, 'POST', `lists/${listId}/imports`, { body: { contacts } });
+  expect(started.status).toBe(202);
+  await poll(
+    () => api(ctx.gw, account, 'GET', `imports/${started.body.id}`),
+    (r) => r.body.status === 'done',
+    60_000,
+  );
+}
+
 async function exported(account: TestAccount, listId: string) {
   const res = await getBytes(ctx.gw, account, `/v1/lists/${listId}/export`);
   return { status: res.status, headers: res.headers, text: res.bytes.toString('utf8') };
@@ -234,14 +246,7 @@ test('an erased contact is not in the file', async () => {
 test('a client that goes away mid-download stops the reading of the list', async () => {
   const account = await createAccount(ctx.gw);
   const list = await newList(account);
-  const contacts = Array.from({ length: 3000 }, () => ({ phone: uniquePhone() }));
-  const started = await api(ctx.gw, account, 'POST', `lists/${list.id}/imports`, { body: { contacts } });
-  expect(started.status).toBe(202);
-  await poll(
-    () => api(ctx.gw, account, 'GET', `imports/${started.body.id}`),
-    (r) => r.body.status === 'done',
-    60_000,
-  );
+  await imported(account, list.id, 3_000);
   const before = ctx.gw.output().length;
   // The first bytes arrive before the list is read through; the client then leaves.
   await new Promise<void>((resolve, reject) => {
@@ -271,14 +276,7 @@ test('a client that goes away mid-download stops the reading of the list', async
 test("an account deleted while its list's file is read: the reading fails, so the download is cut rather than ending short as if whole", async () => {
   const account = await createAccount(ctx.gw);
   const list = await newList(account);
-  const contacts = Array.from({ length: 1200 }, () => ({ phone: uniquePhone() }));
-  const started = await api(ctx.gw, account, 'POST', `lists/${list.id}/imports`, { body: { contacts } });
-  expect(started.status).toBe(202);
-  await poll(
-    () => api(ctx.gw, account, 'GET', `imports/${started.body.id}`),
-    (r) => r.body.status === 'done',
-    60_000,
-  );
+  await imported(account, list.id, 1_200);
   // The file as the export writes it, chunk by chunk: the BOM, the header, then a page of rows at a time.
   const { listCsv } = (await import(path.resolve(__dirname, '../../gateway/dist/domain/list-export.js'))) as {
     listCsv: (store: unknown, list: unknown, stopped: () => boolean) => AsyncGenerator<string>;

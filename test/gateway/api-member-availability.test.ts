@@ -50,13 +50,19 @@ const assignees = async (gw: TestGateway, account: TestAccount) =>
     .reverse()
     .map((c: { assigneeId: string | null }) => c.assigneeId);
 
-async function roundRobin(gw: TestGateway): Promise<{ account: TestAccount; hook: Receiver }> {
+/** A new account whose `handoff` events reach `hook`. */
+async function handoffsHeard(gw: TestGateway): Promise<{ account: TestAccount; hook: Receiver }> {
   const account = await createAccount(gw);
   const hook = await Receiver.start();
   receivers.push(hook);
   await api(gw, account, 'POST', 'webhooks', { body: { url: hook.url, events: ['handoff'] } });
-  await api(gw, account, 'PUT', 'settings', { body: { handoffAssignment: 'round_robin' } });
   return { account, hook };
+}
+
+async function roundRobin(gw: TestGateway): Promise<{ account: TestAccount; hook: Receiver }> {
+  const heard = await handoffsHeard(gw);
+  await api(gw, heard.account, 'PUT', 'settings', { body: { handoffAssignment: 'round_robin' } });
+  return heard;
 }
 
 const handoffEvents = async (hook: Receiver, count: number) =>
@@ -262,10 +268,7 @@ describe('going away', () => {
 
   test("with hand-offs to nobody, an away member's open hand-offs wait under Unassigned, and the event says so", async () => {
     const { gw } = ctx;
-    const account = await createAccount(gw);
-    const hook = await Receiver.start();
-    receivers.push(hook);
-    await api(gw, account, 'POST', 'webhooks', { body: { url: hook.url, events: ['handoff'] } });
+    const { account, hook } = await handoffsHeard(gw);
     const agent = await teamMember(gw, account, 'agent');
     await askForAPerson(gw, account);
     const [conversation] = (await api(gw, account, 'GET', 'conversations')).body.data;
@@ -339,10 +342,7 @@ describe('a hand-off in a conversation an away member has', () => {
 
   test('without round robin, waits under Unassigned for every member to see', async () => {
     const { gw } = ctx;
-    const account = await createAccount(gw);
-    const hook = await Receiver.start();
-    receivers.push(hook);
-    await api(gw, account, 'POST', 'webhooks', { body: { url: hook.url, events: ['handoff'] } });
+    const { account, hook } = await handoffsHeard(gw);
     const agent = await teamMember(gw, account, 'agent');
     const { fromId, conversationId } = await givenBack(gw, account, agent);
     await handoffEvents(hook, 1);
