@@ -75,14 +75,9 @@ export async function earlierWait(
 /**
  * The reminder of a wait begun at `since`, due when the account's reminder runs out (at once when it has), counting
  * only the time within its business hours: a contact handed over at night is reminded of once the team has been back
- * for that long.
+ * for that long. `read`: the account, when the caller holds it already.
  */
-async function queueReminder(
-  tx: Tx,
-  conversation: Wait,
-  since: string,
-  read: Account | undefined = undefined,
-): Promise<void> {
+async function queueReminder(tx: Tx, conversation: Wait, since: string, read?: Account): Promise<void> {
   const account = read ?? (await tx.get<Account>('accounts', conversation.accountId));
   const after = account ? reminderAfter(account) : null;
   if (!account || after === null) return;
