@@ -65,5 +65,7 @@ export function holdClock(clock?: Clock): () => void {
     if (released) return;
     released = true;
     holders -= 1;
+    // Held by none: the system's time again, for whatever reads it next in this process.
+    if (holders === 0) current = systemClock();
   };
 }

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { createAccount, removeDir, request, tempDir, type Reply } from '../helpers/gateway';
 import { startInProcess, type InProcessGateway } from '../helpers/in-process';
 import { api, HANDOFF_NOTICE, incoming, Receiver } from './api-support';
+import { gatewayModule } from '../helpers/gateway-modules';
 
 type GatewayModule = typeof import('../../gateway/src/gateway.js', { with: { 'resolution-mode': 'import' } });
 type ClockModule = typeof import('../../gateway/src/clock.js', { with: { 'resolution-mode': 'import' } });
@@ -134,10 +135,10 @@ test('a second gateway in the process shares the clock, and one on another clock
     await first.advance('1m');
     expect(second.now()).toBe(first.now());
 
-    const { createGateway } = (await import(path.join(DIST, 'gateway.js'))) as GatewayModule;
-    const { manualClock } = (await import(path.join(DIST, 'clock.js'))) as ClockModule;
-    const { loadConfig } = (await import(path.join(DIST, 'config.js'))) as ConfigModule;
-    const { createLogger } = (await import(path.join(DIST, 'log.js'))) as LogModule;
+    const { createGateway } = (await gatewayModule(path.join(DIST, 'gateway.js'))) as GatewayModule;
+    const { manualClock } = (await gatewayModule(path.join(DIST, 'clock.js'))) as ClockModule;
+    const { loadConfig } = (await gatewayModule(path.join(DIST, 'config.js'))) as ConfigModule;
+    const { createLogger } = (await gatewayModule(path.join(DIST, 'log.js'))) as LogModule;
     const dataDir = tempDir();
     const config = loadConfig({
       LEADCHAT_DATA_DIR: dataDir,
@@ -154,6 +155,20 @@ test('a second gateway in the process shares the clock, and one on another clock
     removeDir(first.dataDir);
     removeDir(second.dataDir);
   }
+});
+
+test("once the process's last gateway has stopped, its time is the system's again, and another clock may be held", async () => {
+  const { clockNow, holdClock, manualClock } = (await gatewayModule(path.join(DIST, 'clock.js'))) as ClockModule;
+  const gw = await startInProcess();
+  await gw.advance('1d');
+  expect(clockNow()).toBe(gw.now());
+  await gw.stop();
+  removeDir(gw.dataDir);
+  // Compared, not waited for: a day ahead before, the system's time after.
+  expect(Math.abs(clockNow() - Date.now())).toBeLessThan(60_000);
+  const release = holdClock(manualClock(0));
+  expect(clockNow()).toBe(0);
+  release();
 });
 
 test('a stopped gateway leaves nothing open: no server, socket, timer or database connection', async () => {
