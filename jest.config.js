@@ -17,7 +17,8 @@ const path = require('node:path');
  */
 const TESTS = path.join(__dirname, 'test');
 const base = {
-  testEnvironment: 'node',
+  // jest's Node environment, lending the tests an import of the gateway's build made once per worker.
+  testEnvironment: '<rootDir>/test/helpers/gateway-environment.js',
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/test/tsconfig.json' }] },
   roots: ['<rootDir>/test'],
 };
@@ -128,9 +129,9 @@ module.exports = {
   // Most tests wait on gateway processes and browsers, not on this process's CPU: two files at a time halve the
   // suite on a 2-core machine.
   maxWorkers: 2,
-  // Each API test file loads the gateway into its worker anew (in-process gateways), and a worker keeps some of every
-  // file's modules: one past this much memory is replaced after its file. A new worker starts jest and its modules
-  // again: at 512 MB, two dozen API files took about a tenth more CPU than at 1 GB, which none of them reached.
+  // A worker keeps some of every file's modules: one past this much memory is replaced after its file. A new worker
+  // starts jest, its modules and the gateway's build again: at 512 MB, two dozen API files took about a tenth more CPU
+  // than at 1 GB, which none of them reached.
   workerIdleMemoryLimit: '1GB',
   // Once per run: Debian's Chromium (installed when missing) and one browser server the browser tests share; the
   // contract check's folder.

@@ -13,6 +13,7 @@ import {
   untilTitled,
 } from './browser';
 import { consoleAccount, signIn, type ConsoleAccount } from './support';
+import { gatewayModule } from '../helpers/gateway-modules';
 
 /**
  * The web console in a real browser against a real gateway: sign-in and sign-out, the pages refused without a
@@ -45,7 +46,8 @@ let page: Page;
 const requests: string[] = [];
 
 beforeAll(async () => {
-  CONSOLE_PAGES = ((await import(path.resolve(__dirname, '../../gateway/dist/console/pages.js'))) as PagesModule).PAGES;
+  CONSOLE_PAGES = ((await gatewayModule(path.resolve(__dirname, '../../gateway/dist/console/pages.js'))) as PagesModule)
+    .PAGES;
   [gw, browser] = await startConsole();
   owner = await consoleAccount(gw, { name: `Dental ${HOSTILE}` });
   other = await consoleAccount(gw, { name: 'Other Business' });

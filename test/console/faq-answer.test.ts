@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { gatewayModule } from '../helpers/gateway-modules';
 
 type FaqAnswerModule = typeof import('../../gateway/src/console/faq-answer.js', {
   with: { 'resolution-mode': 'import' }
@@ -11,7 +12,7 @@ type FaqAnswerModule = typeof import('../../gateway/src/console/faq-answer.js', 
  */
 let faq: FaqAnswerModule;
 beforeAll(async () => {
-  faq = (await import(path.resolve(__dirname, '../../gateway/dist/console/faq-answer.js'))) as FaqAnswerModule;
+  faq = (await gatewayModule(path.resolve(__dirname, '../../gateway/dist/console/faq-answer.js'))) as FaqAnswerModule;
 });
 
 const names = {

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { removeDir, request } from '../helpers/gateway';
 import { startInProcess, type InProcessGateway } from '../helpers/in-process';
 import { acceptInvite, consoleAccount, setPassword, signIn } from './support';
+import { gatewayModule } from '../helpers/gateway-modules';
 
 type SessionsModule = typeof import('../../gateway/src/domain/sessions.js', { with: { 'resolution-mode': 'import' } });
 type SignInModule = typeof import('../../gateway/src/console/server/sign-in.js', {
@@ -22,8 +23,8 @@ let signInModule: SignInModule;
 beforeAll(async () => {
   gw = await startInProcess();
   const dist = path.resolve(__dirname, '../../gateway/dist');
-  sessions = (await import(path.join(dist, 'domain/sessions.js'))) as SessionsModule;
-  signInModule = (await import(path.join(dist, 'console/server/sign-in.js'))) as SignInModule;
+  sessions = (await gatewayModule(path.join(dist, 'domain/sessions.js'))) as SessionsModule;
+  signInModule = (await gatewayModule(path.join(dist, 'console/server/sign-in.js'))) as SignInModule;
 });
 afterAll(async () => {
   await gw?.stop();

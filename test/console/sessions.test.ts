@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { gatewayModule } from '../helpers/gateway-modules';
 
 type SessionsModule = typeof import('../../gateway/src/domain/sessions.js', { with: { 'resolution-mode': 'import' } });
 type CookiesModule = typeof import('../../gateway/src/http/cookies.js', { with: { 'resolution-mode': 'import' } });
@@ -10,9 +11,9 @@ let cookies: CookiesModule;
 let secrets: SecretsModule;
 beforeAll(async () => {
   const dist = path.resolve(__dirname, '../../gateway/dist');
-  sessions = (await import(path.join(dist, 'domain/sessions.js'))) as SessionsModule;
-  cookies = (await import(path.join(dist, 'http/cookies.js'))) as CookiesModule;
-  secrets = (await import(path.join(dist, 'domain/secrets.js'))) as SecretsModule;
+  sessions = (await gatewayModule(path.join(dist, 'domain/sessions.js'))) as SessionsModule;
+  cookies = (await gatewayModule(path.join(dist, 'http/cookies.js'))) as CookiesModule;
+  secrets = (await gatewayModule(path.join(dist, 'domain/secrets.js'))) as SecretsModule;
 });
 
 const HOUR = 3_600_000;

@@ -9,6 +9,7 @@ import {
   type ConsoleAccount,
   type SignedIn,
 } from './support';
+import { gatewayModule } from '../helpers/gateway-modules';
 
 /**
  * The console's pages for a team, over HTTP: the invitation page opens without a session (whoever holds the link is
@@ -25,7 +26,7 @@ let ownerSession: SignedIn;
 let pages: PagesModule['PAGES'];
 
 beforeAll(async () => {
-  pages = ((await import(path.resolve(__dirname, '../../gateway/dist/console/pages.js'))) as PagesModule).PAGES;
+  pages = ((await gatewayModule(path.resolve(__dirname, '../../gateway/dist/console/pages.js'))) as PagesModule).PAGES;
   gw = await startGateway();
   owner = await consoleAccount(gw, { name: 'Team Dental' });
   ownerSession = await signIn(gw, owner.email, owner.password);

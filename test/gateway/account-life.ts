@@ -14,6 +14,7 @@ import {
   type TestAccount,
   type TestGateway,
 } from './api-support';
+import { gatewayModule } from '../helpers/gateway-modules';
 
 /** What the tests of an account's deletion give an account to delete, and how they look for what is left of it. */
 
@@ -121,7 +122,7 @@ export async function naming(
   accountId: string,
   kept: (collection: string, doc: Record<string, unknown>) => boolean = () => false,
 ): Promise<string[]> {
-  const { collections } = (await import(path.join(dist, 'domain/collections.js'))) as {
+  const { collections } = (await gatewayModule(path.join(dist, 'domain/collections.js'))) as {
     collections: Array<{ name: string }>;
   };
   const store = await openStoreOf(gw.env);

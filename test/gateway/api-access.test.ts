@@ -2,6 +2,7 @@ import path from 'node:path';
 import { consoleAccount, signIn, teamMember } from '../console/support';
 import { openStream } from '../helpers/event-stream';
 import { request, useGateway, type Reply } from './api-support';
+import { gatewayModule } from '../helpers/gateway-modules';
 
 type AccessModule = typeof import('../../gateway/src/http/access.js', { with: { 'resolution-mode': 'import' } });
 type RouteModule = typeof import('../../gateway/src/http/route.js', { with: { 'resolution-mode': 'import' } });
@@ -46,7 +47,7 @@ const outcome = (reply: Reply): string => {
 };
 
 test('every route answers each kind of caller as its access level says', async () => {
-  const { ROUTE_ACCESS } = (await import(path.join(dist, 'access.js'))) as AccessModule;
+  const { ROUTE_ACCESS } = (await gatewayModule(path.join(dist, 'access.js'))) as AccessModule;
   const gw = ctx.gw;
   const owner = await consoleAccount(gw, { type: 'agency' });
   const sessions = {
@@ -133,7 +134,7 @@ test("agents are refused every change kept for admins, the agency's credits amon
 });
 
 test('a route the access table does not list cannot be registered', async () => {
-  const { route } = (await import(path.join(dist, 'route.js'))) as RouteModule;
+  const { route } = (await gatewayModule(path.join(dist, 'route.js'))) as RouteModule;
   const registered: string[] = [];
   const target = {
     route: (p: string) => ({ get: () => registered.push(p), all: () => undefined, options: () => undefined }) as never,

@@ -18,6 +18,7 @@ import {
   untilIdle,
   type TestGateway,
 } from './api-support';
+import { gatewayModule } from '../helpers/gateway-modules';
 
 /**
  * DELETE /admin/v1/accounts/{id}: the operator deletes an account and everything of it. The account is unknown at
@@ -47,10 +48,10 @@ const untilDeleted = (gw: TestGateway, accountId: string) =>
   );
 
 test('every collection of the store is deleted with its account, or says why it holds nothing of one', async () => {
-  const { collections } = (await import(path.join(dist, 'domain/collections.js'))) as {
+  const { collections } = (await gatewayModule(path.join(dist, 'domain/collections.js'))) as {
     collections: Array<{ name: string }>;
   };
-  const { OWNERS } = (await import(path.join(dist, 'domain/account-deletion.js'))) as {
+  const { OWNERS } = (await gatewayModule(path.join(dist, 'domain/account-deletion.js'))) as {
     OWNERS: Array<[string, { by: string; why?: string }]>;
   };
   expect([...new Set(OWNERS.map(([name]) => name))].sort()).toEqual(collections.map((c) => c.name).sort());
@@ -191,7 +192,7 @@ test('a gateway stopped midway through a deletion refuses the account from its s
   expect(await gw.stop()).toBe(0);
 
   // The deletion as the admin API starts it, and a few of its batches, then the stop.
-  const { deleteAccount, deleteBatch } = (await import(path.join(dist, 'domain/account-deletion.js'))) as {
+  const { deleteAccount, deleteBatch } = (await gatewayModule(path.join(dist, 'domain/account-deletion.js'))) as {
     deleteAccount: (store: Store, id: string) => Promise<{ status: string }>;
     deleteBatch: (store: Store, id: string) => Promise<boolean>;
   };

@@ -13,6 +13,7 @@ import {
   useGateway,
   type TestAccount,
 } from './api-support';
+import { gatewayModule } from '../helpers/gateway-modules';
 
 type FollowUps = typeof import('../../gateway/src/engine/follow-ups.js', { with: { 'resolution-mode': 'import' } });
 
@@ -118,8 +119,8 @@ test('a follow-up run again after it went out (its lease ran out, its process di
   const { id: conversationId, next } = await conversation(account, ann.id);
   expect(next).toMatchObject({ kind: 'follow_up', step: 1 });
   // The queue runs a job at least once: a runner that finds the lease of the first step's job ended takes it again.
-  const { runFollowUp } = (await import(
-    path.resolve(__dirname, '../../gateway/dist/engine/follow-ups.js')
+  const { runFollowUp } = (await gatewayModule(
+    path.resolve(__dirname, '../../gateway/dist/engine/follow-ups.js'),
   )) as FollowUps;
   await runFollowUp(ctx.gw.engine, { conversationId, step: 0 });
   expect(await followUps()).toEqual(['Still there, Ann?']);

@@ -11,6 +11,7 @@ import {
   useGateway,
   type TestAccount,
 } from './api-support';
+import { gatewayModule } from '../helpers/gateway-modules';
 
 type Contract = typeof import('../../gateway/src/api-contract.js', { with: { 'resolution-mode': 'import' } });
 
@@ -100,8 +101,8 @@ describe('the defaultCountry setting', () => {
   });
 
   test('the console offers the countries the API takes: every numbering plan the gateway reads', async () => {
-    const { PHONE_COUNTRIES } = (await import(
-      path.resolve(__dirname, '../../gateway/dist/api-contract.js')
+    const { PHONE_COUNTRIES } = (await gatewayModule(
+      path.resolve(__dirname, '../../gateway/dist/api-contract.js'),
     )) as Contract;
     expect([...PHONE_COUNTRIES].sort()).toEqual([...getCountries()].sort());
     const account = await createAccount(ctx.gw);

@@ -12,6 +12,7 @@ import {
   type TestAccount,
 } from './api-support';
 import { trusting } from '../helpers/gateway';
+import { gatewayModule } from '../helpers/gateway-modules';
 
 /**
  * GET /v1/lists/{id}/export: a list's contacts as a CSV file that a spreadsheet opens safely and that imports back
@@ -278,7 +279,7 @@ test("an account deleted while its list's file is read: the reading fails, so th
   const list = await newList(account);
   await imported(account, list.id, 1_200);
   // The file as the export writes it, chunk by chunk: the BOM, the header, then a page of rows at a time.
-  const { listCsv } = (await import(path.resolve(__dirname, '../../gateway/dist/domain/list-export.js'))) as {
+  const { listCsv } = (await gatewayModule(path.resolve(__dirname, '../../gateway/dist/domain/list-export.js'))) as {
     listCsv: (store: unknown, list: unknown, stopped: () => boolean) => AsyncGenerator<string>;
   };
   const file = listCsv(ctx.gw.engine.store, await ctx.gw.engine.store.get('lists', list.id), () => false);

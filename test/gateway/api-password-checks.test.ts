@@ -2,6 +2,7 @@ import path from 'node:path';
 import { consoleAccount, passwordDerivations, signIn } from '../console/support';
 import { advanceClock, expectApiError, request, useGateway } from './api-support';
 import type { Reply } from '../helpers/gateway';
+import { gatewayModule } from '../helpers/gateway-modules';
 
 type Hashing = typeof import('../../gateway/src/domain/password-hashing.js', { with: { 'resolution-mode': 'import' } });
 
@@ -99,7 +100,9 @@ describe('the password-hashing pool', () => {
   const BURST = 150;
   let hashing: Hashing;
   beforeAll(async () => {
-    hashing = (await import(path.resolve(__dirname, '../../gateway/dist/domain/password-hashing.js'))) as Hashing;
+    hashing = (await gatewayModule(
+      path.resolve(__dirname, '../../gateway/dist/domain/password-hashing.js'),
+    )) as Hashing;
   });
 
   test('takes as many checks as it has threads and queue, and refuses the others at once with 429 BUSY and Retry-After', async () => {

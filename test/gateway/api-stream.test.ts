@@ -19,6 +19,7 @@ import { BACKEND, removeDir } from '../helpers/gateway';
 import { startInProcess } from '../helpers/in-process';
 import { createTestDatabase } from '../helpers/postgres';
 import { api, expectApiError, incoming, poll, Receiver, request, untilIdle, useGateway } from './api-support';
+import { gatewayModule } from '../helpers/gateway-modules';
 
 /**
  * GET /console/api/stream: a signed-in console session hears every change to its account's conversations as
@@ -412,14 +413,14 @@ describe(`under the stream: the store's committed changes (${BACKEND})`, () => {
   const waiters = new Set<() => void>();
 
   beforeAll(async () => {
-    const { collections } = (await import(path.join(DIST, 'domain/collections.js'))) as CollectionsModule;
+    const { collections } = (await gatewayModule(path.join(DIST, 'domain/collections.js'))) as CollectionsModule;
     if (BACKEND === 'postgres') {
-      const { openPostgresStore } = (await import(
-        path.join(DIST, 'store/postgres/postgres-store.js')
+      const { openPostgresStore } = (await gatewayModule(
+        path.join(DIST, 'store/postgres/postgres-store.js'),
       )) as PostgresModule;
       store = await openPostgresStore({ url: await createTestDatabase(), collections });
     } else {
-      const { openLowdbStore } = (await import(path.join(DIST, 'store/lowdb/lowdb-store.js'))) as LowdbModule;
+      const { openLowdbStore } = (await gatewayModule(path.join(DIST, 'store/lowdb/lowdb-store.js'))) as LowdbModule;
       const dir = mkdtempSync(path.join(os.tmpdir(), 'leadchat-changes-'));
       store = await openLowdbStore({ dir, collections });
       release = () => rmSync(dir, { recursive: true, force: true });
@@ -496,10 +497,10 @@ describe(`under the stream: the store's committed changes (${BACKEND})`, () => {
 
 test("PostgreSQL's notifications: a change that could not be sent (no connection) is told as missed to every process once the connection is back", async () => {
   const DIST = path.resolve(__dirname, '../../gateway/dist');
-  const { ChangeNotifications, CHANGES_CHANNEL } = (await import(
-    path.join(DIST, 'store/postgres/changes.js')
+  const { ChangeNotifications, CHANGES_CHANNEL } = (await gatewayModule(
+    path.join(DIST, 'store/postgres/changes.js'),
   )) as NotificationsModule;
-  const { Published } = (await import(path.join(DIST, 'store/published.js'))) as PublishedModule;
+  const { Published } = (await gatewayModule(path.join(DIST, 'store/published.js'))) as PublishedModule;
   /** A connection that keeps what it is asked to send and answers at once. */
   const connection = () => {
     const sent: string[][] = [];

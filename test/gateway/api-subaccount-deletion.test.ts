@@ -16,6 +16,7 @@ import {
   type TestAccount,
   type TestGateway,
 } from './api-support';
+import { gatewayModule } from '../helpers/gateway-modules';
 
 /**
  * DELETE /v1/subaccounts/{id}: an agency deletes one of its sub-accounts as the operator deletes an account, gone at
@@ -231,7 +232,7 @@ test('a gateway stopped midway through a sub-account deletion finishes it, and t
   expect(await gw.stop()).toBe(0);
 
   // The deletion as the route starts it, asked twice, and a few of its batches, then the stop.
-  const { deleteAccount, deleteBatch } = (await import(path.join(dist, 'domain/account-deletion.js'))) as {
+  const { deleteAccount, deleteBatch } = (await gatewayModule(path.join(dist, 'domain/account-deletion.js'))) as {
     deleteAccount: (store: Store, id: string, agencyId?: string) => Promise<{ status: string }>;
     deleteBatch: (store: Store, id: string) => Promise<boolean>;
   };

@@ -12,6 +12,7 @@ import {
 } from './api-support';
 import { removeDir } from '../helpers/gateway';
 import { startInProcess } from '../helpers/in-process';
+import { gatewayModule } from '../helpers/gateway-modules';
 
 /**
  * The target policy (LEADCHAT_WEBHOOK_TARGETS) holds for every URL the gateway connects to on a tenant's behalf: the
@@ -295,8 +296,8 @@ describe("a receiver's answer is shown back only from a public address or a host
   });
 
   test('judged by the address the connection reached: public ones only, in any form, whatever the policy', async () => {
-    const { mayShowAnswer } = (await import(
-      path.resolve(__dirname, '../../gateway/dist/outbound/target-policy.js')
+    const { mayShowAnswer } = (await gatewayModule(
+      path.resolve(__dirname, '../../gateway/dist/outbound/target-policy.js'),
     )) as TargetPolicyModule;
     const shown = ['8.8.8.8', '1.1.1.1', '2606:4700::1111', '::ffff:8.8.8.8', '64:ff9b::808:808'];
     const hidden = [

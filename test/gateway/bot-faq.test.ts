@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { gatewayModule } from '../helpers/gateway-modules';
 
 type FaqBotModule = typeof import('../../gateway/src/bot/faq-bot.js', { with: { 'resolution-mode': 'import' } });
 type TextModule = typeof import('../../gateway/src/bot/text.js', { with: { 'resolution-mode': 'import' } });
@@ -27,15 +28,15 @@ let questions: QuestionsModule;
 let burst: BurstModule;
 let burstEvaluation: BurstEvaluationModule;
 beforeAll(async () => {
-  questions = (await import(path.join(dist, 'questions.js'))) as QuestionsModule;
-  burst = (await import(path.join(dist, 'burst.js'))) as BurstModule;
-  burstEvaluation = (await import(path.join(dist, 'burst-evaluation.js'))) as BurstEvaluationModule;
-  subject = (await import(path.join(dist, 'subject.js'))) as SubjectModule;
-  loop = (await import(path.join(dist, 'learning-loop.js'))) as LearningLoopModule;
-  meaning = (await import(path.join(dist, 'meaning.js'))) as MeaningModule;
-  bot = (await import(path.join(dist, 'faq-bot.js'))) as FaqBotModule;
-  text = (await import(path.join(dist, 'text.js'))) as TextModule;
-  evaluation = (await import(path.join(dist, 'evaluation.js'))) as EvaluationModule;
+  questions = (await gatewayModule(path.join(dist, 'questions.js'))) as QuestionsModule;
+  burst = (await gatewayModule(path.join(dist, 'burst.js'))) as BurstModule;
+  burstEvaluation = (await gatewayModule(path.join(dist, 'burst-evaluation.js'))) as BurstEvaluationModule;
+  subject = (await gatewayModule(path.join(dist, 'subject.js'))) as SubjectModule;
+  loop = (await gatewayModule(path.join(dist, 'learning-loop.js'))) as LearningLoopModule;
+  meaning = (await gatewayModule(path.join(dist, 'meaning.js'))) as MeaningModule;
+  bot = (await gatewayModule(path.join(dist, 'faq-bot.js'))) as FaqBotModule;
+  text = (await gatewayModule(path.join(dist, 'text.js'))) as TextModule;
+  evaluation = (await gatewayModule(path.join(dist, 'evaluation.js'))) as EvaluationModule;
 });
 
 const shop = {

@@ -1,9 +1,11 @@
 import path from 'node:path';
+import { gatewayModule } from '../helpers/gateway-modules';
 
 type ConfigModule = typeof import('../../gateway/src/config.js', { with: { 'resolution-mode': 'import' } });
 
 /** The settings as `serve` reads them: an empty value is unset, and a value that cannot be right stops start-up, named. */
-const config = async () => (await import(path.resolve(__dirname, '../../gateway/dist/config.js'))) as ConfigModule;
+const config = async () =>
+  (await gatewayModule(path.resolve(__dirname, '../../gateway/dist/config.js'))) as ConfigModule;
 
 test('an empty value is the setting left unset: its default', async () => {
   const { loadConfig } = await config();

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import fc from 'fast-check';
+import { gatewayModule } from '../helpers/gateway-modules';
 
 type Windows = typeof import('../../gateway/src/domain/sending-window.js', { with: { 'resolution-mode': 'import' } });
 type Hours = typeof import('../../gateway/src/domain/business-time.js', { with: { 'resolution-mode': 'import' } });
@@ -8,8 +9,8 @@ type Window = import('../../gateway/src/api-contract.js', { with: { 'resolution-
 let w: Windows;
 let b: Hours;
 beforeAll(async () => {
-  w = (await import(path.resolve(__dirname, '../../gateway/dist/domain/sending-window.js'))) as Windows;
-  b = (await import(path.resolve(__dirname, '../../gateway/dist/domain/business-time.js'))) as Hours;
+  w = (await gatewayModule(path.resolve(__dirname, '../../gateway/dist/domain/sending-window.js'))) as Windows;
+  b = (await gatewayModule(path.resolve(__dirname, '../../gateway/dist/domain/business-time.js'))) as Hours;
 });
 
 const at = (iso: string) => Date.parse(iso);

@@ -1,11 +1,12 @@
 import path from 'node:path';
+import { gatewayModule } from '../helpers/gateway-modules';
 
 type Durations = typeof import('../../gateway/src/domain/durations.js', { with: { 'resolution-mode': 'import' } });
 
 // The gateway is ESM: load the compiled module, as the other gateway tests do.
 let d: Durations;
 beforeAll(async () => {
-  d = (await import(path.resolve(__dirname, '../../gateway/dist/domain/durations.js'))) as Durations;
+  d = (await gatewayModule(path.resolve(__dirname, '../../gateway/dist/domain/durations.js'))) as Durations;
 });
 
 const rejected = (fn: () => unknown) => {

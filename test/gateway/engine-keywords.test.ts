@@ -1,12 +1,13 @@
 import path from 'node:path';
 
 import fc from 'fast-check';
+import { gatewayModule } from '../helpers/gateway-modules';
 
 type Keywords = typeof import('../../gateway/src/engine/keywords.js', { with: { 'resolution-mode': 'import' } });
 
 let k: Keywords;
 beforeAll(async () => {
-  k = (await import(path.resolve(__dirname, '../../gateway/dist/engine/keywords.js'))) as Keywords;
+  k = (await gatewayModule(path.resolve(__dirname, '../../gateway/dist/engine/keywords.js'))) as Keywords;
 });
 
 describe('opt-out, opt-in and help words, alone', () => {

@@ -1,11 +1,12 @@
 import path from 'node:path';
+import { gatewayModule } from '../helpers/gateway-modules';
 
 type Pacing = typeof import('../../gateway/src/engine/pacing.js', { with: { 'resolution-mode': 'import' } });
 type State = import('../../gateway/src/engine/pacing.js', { with: { 'resolution-mode': 'import' } }).PacingState;
 
 let p: Pacing;
 beforeAll(async () => {
-  p = (await import(path.resolve(__dirname, '../../gateway/dist/engine/pacing.js'))) as Pacing;
+  p = (await gatewayModule(path.resolve(__dirname, '../../gateway/dist/engine/pacing.js'))) as Pacing;
 });
 
 const T0 = Date.parse('2025-06-10T12:00:00Z');

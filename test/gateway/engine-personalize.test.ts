@@ -1,10 +1,11 @@
 import path from 'node:path';
+import { gatewayModule } from '../helpers/gateway-modules';
 
 type Personalize = typeof import('../../gateway/src/domain/personalize.js', { with: { 'resolution-mode': 'import' } });
 
 let p: Personalize;
 beforeAll(async () => {
-  p = (await import(path.resolve(__dirname, '../../gateway/dist/domain/personalize.js'))) as Personalize;
+  p = (await gatewayModule(path.resolve(__dirname, '../../gateway/dist/domain/personalize.js'))) as Personalize;
 });
 
 const ann = {

@@ -1,12 +1,13 @@
 import path from 'node:path';
 import fc from 'fast-check';
+import { gatewayModule } from '../helpers/gateway-modules';
 
 type Windows = typeof import('../../gateway/src/domain/sending-window.js', { with: { 'resolution-mode': 'import' } });
 type Window = import('../../gateway/src/api-contract.js', { with: { 'resolution-mode': 'import' } }).SendingWindow;
 
 let w: Windows;
 beforeAll(async () => {
-  w = (await import(path.resolve(__dirname, '../../gateway/dist/domain/sending-window.js'))) as Windows;
+  w = (await gatewayModule(path.resolve(__dirname, '../../gateway/dist/domain/sending-window.js'))) as Windows;
 });
 
 const at = (iso: string) => Date.parse(iso);
@@ -228,7 +229,7 @@ describe('zone names as clients spell them', () => {
   type Zones = typeof import('../../gateway/src/domain/time-zone.js', { with: { 'resolution-mode': 'import' } });
 
   test('a zone asked for in thousands of spellings holds one formatter, not one a spelling', async () => {
-    const zones = (await import(path.resolve(__dirname, '../../gateway/dist/domain/time-zone.js'))) as Zones;
+    const zones = (await gatewayModule(path.resolve(__dirname, '../../gateway/dist/domain/time-zone.js'))) as Zones;
     const name = 'america/argentina/buenos_aires';
     const letters = [...name].flatMap((c, i) => (/[a-z]/.test(c) ? [i] : []));
     // Each number's bits say which letters are capitals: a client asking the funnel in a new spelling every time.

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { gatewayModule } from '../helpers/gateway-modules';
 
 type FaqTextsModule = typeof import('../../gateway/src/providers/bot/faq-texts.js', {
   with: { 'resolution-mode': 'import' }
@@ -10,7 +11,9 @@ type FaqTextsModule = typeof import('../../gateway/src/providers/bot/faq-texts.j
  */
 let texts: FaqTextsModule;
 beforeAll(async () => {
-  texts = (await import(path.resolve(__dirname, '../../gateway/dist/providers/bot/faq-texts.js'))) as FaqTextsModule;
+  texts = (await gatewayModule(
+    path.resolve(__dirname, '../../gateway/dist/providers/bot/faq-texts.js'),
+  )) as FaqTextsModule;
 });
 
 const ONE: Record<string, string> = {

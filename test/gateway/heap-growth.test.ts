@@ -1,10 +1,11 @@
 import path from 'node:path';
+import { gatewayModule } from '../helpers/gateway-modules';
 
 type Heap = typeof import('../../gateway/src/cli/heap.js', { with: { 'resolution-mode': 'import' } });
 
 let heap: Heap;
 beforeAll(async () => {
-  heap = (await import(path.resolve(__dirname, '../../gateway/dist/cli/heap.js'))) as Heap;
+  heap = (await gatewayModule(path.resolve(__dirname, '../../gateway/dist/cli/heap.js'))) as Heap;
 });
 
 const MB = 1024 * 1024;

@@ -12,6 +12,7 @@ import {
   type TestGateway,
 } from '../helpers/gateway';
 import { ConnectionTrap } from './api-support';
+import { gatewayModule } from '../helpers/gateway-modules';
 
 /**
  * Property-based tests of the validators over real HTTPS. Generated hostile input (random JSON, wrong types, huge
@@ -966,7 +967,7 @@ describe('every other route', () => {
   ];
 
   test('each route of the API, the operator and the console is named above, tried here or left out', async () => {
-    const { ROUTE_ACCESS } = (await import(path.resolve(__dirname, '../../gateway/dist/http/access.js'))) as {
+    const { ROUTE_ACCESS } = (await gatewayModule(path.resolve(__dirname, '../../gateway/dist/http/access.js'))) as {
       ROUTE_ACCESS: Record<string, Record<string, string>>;
     };
     const routes = Object.entries(ROUTE_ACCESS)

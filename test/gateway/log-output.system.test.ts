@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { freePort, GATEWAY_MAIN, removeDir, startGateway, tempDir } from '../helpers/gateway';
 import { logLines } from '../helpers/log-lines';
+import { gatewayModule } from '../helpers/gateway-modules';
 
 type LockModule = typeof import('../../gateway/src/lock.js', { with: { 'resolution-mode': 'import' } });
 
@@ -224,7 +225,9 @@ test("a data dir the gateway's user cannot write refuses the start, saying whose
 });
 
 test('a data dir on a read-only file system, or with an immutable attribute, is said with how to mend it', async () => {
-  const { unwritableDataDir } = (await import(path.resolve(__dirname, '../../gateway/dist/lock.js'))) as LockModule;
+  const { unwritableDataDir } = (await gatewayModule(
+    path.resolve(__dirname, '../../gateway/dist/lock.js'),
+  )) as LockModule;
   const refusal = (code: string, words: string) =>
     (unwritableDataDir('/srv/leadchat', Object.assign(new Error(`${code}: ${words}, open`), { code })) as Error)
       .message;
@@ -254,7 +257,7 @@ test('a database the gateway cannot reach refuses the start, naming LEADCHAT_DAT
 
 test("at a terminal, text from outside in a line is shown, never obeyed: a terminal's escapes and direction marks are written as their codes", async () => {
   type Log = typeof import('../../gateway/src/log.js', { with: { 'resolution-mode': 'import' } });
-  const { createLogger } = (await import(path.resolve(__dirname, '../../gateway/dist/log.js'))) as Log;
+  const { createLogger } = (await gatewayModule(path.resolve(__dirname, '../../gateway/dist/log.js'))) as Log;
   const written: string[] = [];
   const write = jest.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
     written.push(String(chunk));
@@ -277,7 +280,7 @@ test("at a terminal, text from outside in a line is shown, never obeyed: a termi
 
 test("an error's stack quoting text from outside: at a terminal each line is shown, none obeyed nor passing for an entry; in JSON it is one line", async () => {
   type Log = typeof import('../../gateway/src/log.js', { with: { 'resolution-mode': 'import' } });
-  const { createLogger } = (await import(path.resolve(__dirname, '../../gateway/dist/log.js'))) as Log;
+  const { createLogger } = (await gatewayModule(path.resolve(__dirname, '../../gateway/dist/log.js'))) as Log;
   // A field of a request quoted in the error's message: an escape that retitles the window, then a forged entry.
   const err = new Error('name "Ann\u001b]0;owned\u0007\u202e" is invalid\n09:00:00 INFO admin token rotated\r\n');
   const written: string[] = [];
@@ -320,7 +323,7 @@ test("an error's stack quoting text from outside: at a terminal each line is sho
 
 test('a JSON line holds a line separator or paragraph separator from outside as its escape: a reader splitting lines there still reads one entry', async () => {
   type Log = typeof import('../../gateway/src/log.js', { with: { 'resolution-mode': 'import' } });
-  const { createLogger } = (await import(path.resolve(__dirname, '../../gateway/dist/log.js'))) as Log;
+  const { createLogger } = (await gatewayModule(path.resolve(__dirname, '../../gateway/dist/log.js'))) as Log;
   // A lead's text with U+2028 and U+2029, in a field, a key and the message.
   const fields = { body: 'Hi\u2028there\u2029again', ['note\u2028']: 'x', plain: 'chat-42' };
   const json: string[] = [];

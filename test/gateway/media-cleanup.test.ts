@@ -2,6 +2,7 @@ import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { dataUri, png } from './api-support';
+import { gatewayModule } from '../helpers/gateway-modules';
 
 /**
  * A message's embedded file is saved before the transaction that stores the message. When that transaction fails,
@@ -10,7 +11,7 @@ import { dataUri, png } from './api-support';
 type Messages = typeof import('../../gateway/src/engine/receive.js', { with: { 'resolution-mode': 'import' } });
 type Gateway = import('../../gateway/src/context.js', { with: { 'resolution-mode': 'import' } }).Gateway;
 type Account = import('../../gateway/src/domain/accounts.js', { with: { 'resolution-mode': 'import' } }).Account;
-const dist = (file: string) => import(path.resolve(__dirname, '../../gateway/dist', file));
+const dist = (file: string) => gatewayModule(path.resolve(__dirname, '../../gateway/dist', file));
 
 let messages: Messages;
 let gw: Gateway;

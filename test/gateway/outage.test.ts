@@ -15,6 +15,7 @@ import {
   type Reply,
   type TestGateway,
 } from './api-support';
+import { gatewayModule } from '../helpers/gateway-modules';
 
 type MigrationsModule = typeof import('../../gateway/src/store/postgres/migrations.js', {
   with: { 'resolution-mode': 'import' }
@@ -93,8 +94,8 @@ if (BACKEND === 'postgres') {
     });
 
     test('each migration applied to a new database is logged with its version, name and time; none when there is nothing to apply', async () => {
-      const { migrations } = (await import(
-        path.resolve(__dirname, '../../gateway/dist/store/postgres/migrations.js')
+      const { migrations } = (await gatewayModule(
+        path.resolve(__dirname, '../../gateway/dist/store/postgres/migrations.js'),
       )) as MigrationsModule;
       const applied = logLines(gw).filter((line) => line.msg === 'database migrated');
       expect(applied.map((line) => [line.level, line.version, line.name])).toEqual(

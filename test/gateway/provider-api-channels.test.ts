@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { gatewayModule } from '../helpers/gateway-modules';
 
 type CustomModule = typeof import('../../gateway/src/providers/channels/custom-adapter.js', {
   with: { 'resolution-mode': 'import' }
@@ -14,9 +15,9 @@ let custom: CustomModule;
 let log: LogModule;
 let receive: ReceiveModule;
 beforeAll(async () => {
-  custom = (await import(path.join(dist, 'providers/channels/custom-adapter.js'))) as CustomModule;
-  log = (await import(path.join(dist, 'providers/channels/log-adapter.js'))) as LogModule;
-  receive = (await import(path.join(dist, 'engine/receive.js'))) as ReceiveModule;
+  custom = (await gatewayModule(path.join(dist, 'providers/channels/custom-adapter.js'))) as CustomModule;
+  log = (await gatewayModule(path.join(dist, 'providers/channels/log-adapter.js'))) as LogModule;
+  receive = (await gatewayModule(path.join(dist, 'engine/receive.js'))) as ReceiveModule;
 });
 
 const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=';

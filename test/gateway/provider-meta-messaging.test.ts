@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import path from 'node:path';
 import { StandIn } from './stand-in';
+import { gatewayModule } from '../helpers/gateway-modules';
 
 type MessagingModule = typeof import('../../gateway/src/providers/channels/meta-messaging.js', {
   with: { 'resolution-mode': 'import' }
@@ -34,10 +35,10 @@ let g: GraphModule;
 let ChannelError: ChannelModule['ChannelError'];
 let hook: WebhookModule;
 beforeAll(async () => {
-  hook = (await import(path.join(dist, 'providers/channels/meta-messaging-webhook.js'))) as WebhookModule;
-  m = (await import(path.join(dist, 'providers/channels/meta-messaging.js'))) as MessagingModule;
-  g = (await import(path.join(dist, 'providers/channels/meta-graph.js'))) as GraphModule;
-  ({ ChannelError } = (await import(path.join(dist, 'engine/ports/channel-provider.js'))) as ChannelModule);
+  hook = (await gatewayModule(path.join(dist, 'providers/channels/meta-messaging-webhook.js'))) as WebhookModule;
+  m = (await gatewayModule(path.join(dist, 'providers/channels/meta-messaging.js'))) as MessagingModule;
+  g = (await gatewayModule(path.join(dist, 'providers/channels/meta-graph.js'))) as GraphModule;
+  ({ ChannelError } = (await gatewayModule(path.join(dist, 'engine/ports/channel-provider.js'))) as ChannelModule);
 });
 
 const PAGE_ID = '104729568123456';

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import { gatewayModule } from '../helpers/gateway-modules';
 
 type OpenAiModule = typeof import('../../gateway/src/providers/bot/openai.js', {
   with: { 'resolution-mode': 'import' }
@@ -17,8 +18,8 @@ const dist = path.resolve(__dirname, '../../gateway/dist/providers/bot');
 let openai: OpenAiModule;
 let prompt: PromptModule;
 beforeAll(async () => {
-  openai = (await import(path.join(dist, 'openai.js'))) as OpenAiModule;
-  prompt = (await import(path.join(dist, 'prompt.js'))) as PromptModule;
+  openai = (await gatewayModule(path.join(dist, 'openai.js'))) as OpenAiModule;
+  prompt = (await gatewayModule(path.join(dist, 'prompt.js'))) as PromptModule;
 });
 
 const KEY = 'sk-test-4f9a2c71e0b3d8';

@@ -3,6 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { StandIn } from './stand-in';
+import { gatewayModule } from '../helpers/gateway-modules';
 
 type TwilioModule = typeof import('../../gateway/src/providers/channels/twilio.js', {
   with: { 'resolution-mode': 'import' }
@@ -28,10 +29,10 @@ let c: CredentialsModule;
 let m: MaskModule;
 let ChannelError: ChannelModule['ChannelError'];
 beforeAll(async () => {
-  t = (await import(path.join(dist, 'providers/channels/twilio.js'))) as TwilioModule;
-  c = (await import(path.join(dist, 'domain/channel-credentials.js'))) as CredentialsModule;
-  m = (await import(path.join(dist, 'domain/mask.js'))) as MaskModule;
-  ({ ChannelError } = (await import(path.join(dist, 'engine/ports/channel-provider.js'))) as ChannelModule);
+  t = (await gatewayModule(path.join(dist, 'providers/channels/twilio.js'))) as TwilioModule;
+  c = (await gatewayModule(path.join(dist, 'domain/channel-credentials.js'))) as CredentialsModule;
+  m = (await gatewayModule(path.join(dist, 'domain/mask.js'))) as MaskModule;
+  ({ ChannelError } = (await gatewayModule(path.join(dist, 'engine/ports/channel-provider.js'))) as ChannelModule);
 });
 
 const ACCOUNT_SID = `AC${'0123456789abcdef'.repeat(2)}`;

@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import path from 'node:path';
 import { StandIn } from './stand-in';
+import { gatewayModule } from '../helpers/gateway-modules';
 
 type CloudModule = typeof import('../../gateway/src/providers/channels/whatsapp-cloud.js', {
   with: { 'resolution-mode': 'import' }
@@ -28,10 +29,10 @@ let c: CredentialsModule;
 let ChannelError: ChannelModule['ChannelError'];
 let hook: WebhookModule;
 beforeAll(async () => {
-  hook = (await import(path.join(dist, 'providers/channels/whatsapp-cloud-webhook.js'))) as WebhookModule;
-  w = (await import(path.join(dist, 'providers/channels/whatsapp-cloud.js'))) as CloudModule;
-  c = (await import(path.join(dist, 'domain/channel-credentials.js'))) as CredentialsModule;
-  ({ ChannelError } = (await import(path.join(dist, 'engine/ports/channel-provider.js'))) as ChannelModule);
+  hook = (await gatewayModule(path.join(dist, 'providers/channels/whatsapp-cloud-webhook.js'))) as WebhookModule;
+  w = (await gatewayModule(path.join(dist, 'providers/channels/whatsapp-cloud.js'))) as CloudModule;
+  c = (await gatewayModule(path.join(dist, 'domain/channel-credentials.js'))) as CredentialsModule;
+  ({ ChannelError } = (await gatewayModule(path.join(dist, 'engine/ports/channel-provider.js'))) as ChannelModule);
 });
 
 const PHONE_NUMBER_ID = '106540352242922';

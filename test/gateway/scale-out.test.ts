@@ -21,6 +21,7 @@ import {
 } from './api-support';
 import { consoleAccount, signIn } from '../console/support';
 import { openStream } from '../helpers/event-stream';
+import { gatewayModule } from '../helpers/gateway-modules';
 
 /**
  * Three gateway processes on one PostgreSQL database, clients spread over them: every rule of the service holds
@@ -532,7 +533,7 @@ test("the console's stream on one process hears a change committed on another; o
 });
 
 test('a delivery queued on a process whose runner is full is run at once by another, not at its next poll', async () => {
-  const { CONCURRENCY } = (await import(path.resolve(__dirname, '../../gateway/dist/jobs/queue.js'))) as {
+  const { CONCURRENCY } = (await gatewayModule(path.resolve(__dirname, '../../gateway/dist/jobs/queue.js'))) as {
     CONCURRENCY: number;
   };
   // A poll far longer than the wait below: only the news of the commit can explain a delivery in time.

@@ -12,6 +12,7 @@ import type {
 import type { HealthLog } from '../../gateway/src/store/health.js' with { 'resolution-mode': 'import' };
 import { ADMIN_URL_VARIABLE, createTestDatabase, emptyDatabase } from '../helpers/postgres';
 import { COMMITTING, Relay } from '../helpers/relay';
+import { gatewayModule } from '../helpers/gateway-modules';
 
 type InterfaceModule = typeof import('../../gateway/src/store/store.js', { with: { 'resolution-mode': 'import' } });
 type PostgresModule = typeof import('../../gateway/src/store/postgres/postgres-store.js', {
@@ -59,10 +60,10 @@ let firstWanted: BatchesModule['firstWanted'];
 
 beforeAll(async () => {
   ({ StoreConflictError, StoreWriteError, StoreUnavailableError, CommitOutcomeUnknownError, DEFAULT_QUEUE } =
-    (await import(path.join(DIST, 'store/store.js'))) as InterfaceModule);
-  ({ StoreHealth } = (await import(path.join(DIST, 'store/health.js'))) as HealthModule);
-  ({ collections } = (await import(path.join(DIST, 'domain/collections.js'))) as CollectionsModule);
-  ({ batchesOf, firstWanted } = (await import(path.join(DIST, 'store/batches.js'))) as BatchesModule);
+    (await gatewayModule(path.join(DIST, 'store/store.js'))) as InterfaceModule);
+  ({ StoreHealth } = (await gatewayModule(path.join(DIST, 'store/health.js'))) as HealthModule);
+  ({ collections } = (await gatewayModule(path.join(DIST, 'domain/collections.js'))) as CollectionsModule);
+  ({ batchesOf, firstWanted } = (await gatewayModule(path.join(DIST, 'store/batches.js'))) as BatchesModule);
 });
 
 /** What a store's health logged, line by line. */
@@ -113,7 +114,7 @@ const backends: Backend[] = [
   {
     name: 'lowdb',
     async open() {
-      const { openLowdbStore } = (await import(path.join(DIST, 'store/lowdb/lowdb-store.js'))) as LowdbModule;
+      const { openLowdbStore } = (await gatewayModule(path.join(DIST, 'store/lowdb/lowdb-store.js'))) as LowdbModule;
       const dir = mkdtempSync(path.join(os.tmpdir(), 'leadchat-contract-'));
       const store = await openLowdbStore({ dir: path.join(dir, 'store'), collections });
       return { store, release: () => rmSync(dir, { recursive: true, force: true }) };
@@ -122,8 +123,8 @@ const backends: Backend[] = [
   {
     name: 'postgres',
     async open() {
-      const { openPostgresStore } = (await import(
-        path.join(DIST, 'store/postgres/postgres-store.js')
+      const { openPostgresStore } = (await gatewayModule(
+        path.join(DIST, 'store/postgres/postgres-store.js'),
       )) as PostgresModule;
       // One database for the arm, emptied for each test: a new one each time would cost a quarter of a second.
       if (armDatabase) await emptyDatabase(armDatabase);
@@ -1163,7 +1164,9 @@ describe.each(backends.filter((b) => b.name === 'lowdb' || HAS_POSTGRES))('$name
   let url: string;
 
   beforeAll(async () => {
-    ({ openPostgresStore } = (await import(path.join(DIST, 'store/postgres/postgres-store.js'))) as PostgresModule);
+    ({ openPostgresStore } = (await gatewayModule(
+      path.join(DIST, 'store/postgres/postgres-store.js'),
+    )) as PostgresModule);
     url = await createTestDatabase();
   });
 
@@ -1192,7 +1195,9 @@ describe.each(backends.filter((b) => b.name === 'lowdb' || HAS_POSTGRES))('$name
   /** A new database as a gateway before migration `version` left it, holding the rows `seed` inserts. */
   const databaseBefore = async (version: number, seed: string): Promise<string> => {
     const database = await createTestDatabase();
-    const { migrate, migrations } = (await import(path.join(DIST, 'store/postgres/migrations.js'))) as MigrationsModule;
+    const { migrate, migrations } = (await gatewayModule(
+      path.join(DIST, 'store/postgres/migrations.js'),
+    )) as MigrationsModule;
     const pool = new Pool({ connectionString: database });
     try {
       await migrate(
@@ -1215,13 +1220,13 @@ describe.each(backends.filter((b) => b.name === 'lowdb' || HAS_POSTGRES))('$name
       async (c) => (await c.query('SELECT version FROM leadchat_migrations ORDER BY version')).rows,
     );
     // Every migration recorded once, in order, however many processes raced to apply it.
-    const { migrations } = (await import(path.join(DIST, 'store/postgres/migrations.js'))) as MigrationsModule;
+    const { migrations } = (await gatewayModule(path.join(DIST, 'store/postgres/migrations.js'))) as MigrationsModule;
     expect(versions).toEqual(migrations.map((m) => ({ version: m.version })));
     await open(empty);
   });
 
   test('background work takes connections from a pool of its own: jobs holding all of theirs keep no request waiting', async () => {
-    const { inBackground } = (await import(path.join(DIST, 'store/background.js'))) as BackgroundModule;
+    const { inBackground } = (await gatewayModule(path.join(DIST, 'store/background.js'))) as BackgroundModule;
     const store = await openPostgresStore({ url, collections, poolSize: 1, jobPoolSize: 1 });
     opened.push(store);
     let letGo!: () => void;
@@ -1653,7 +1658,7 @@ describe('store health', () => {
   });
 
   test('the known failure classes', async () => {
-    const { failureClass } = (await import(path.join(DIST, 'store/health.js'))) as HealthModule;
+    const { failureClass } = (await gatewayModule(path.join(DIST, 'store/health.js'))) as HealthModule;
     const coded = (code: string, message = code) => Object.assign(new Error(message), { code });
     expect(
       [
@@ -1694,7 +1699,7 @@ describe('embedded store: its job counts as it opens, and its health', () => {
   const dirs: string[] = [];
 
   beforeAll(async () => {
-    ({ openLowdbStore } = (await import(path.join(DIST, 'store/lowdb/lowdb-store.js'))) as LowdbModule);
+    ({ openLowdbStore } = (await gatewayModule(path.join(DIST, 'store/lowdb/lowdb-store.js'))) as LowdbModule);
   });
 
   afterAll(() => {

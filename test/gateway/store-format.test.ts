@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { UpgradeStep } from '../../gateway/src/store/lowdb/format.js' with { 'resolution-mode': 'import' };
 import { createAccount, freePort, removeDir, request, runCli, startGateway, tempDir } from '../helpers/gateway';
 import { logLines } from '../helpers/log-lines';
+import { gatewayModule } from '../helpers/gateway-modules';
 
 type FormatModule = typeof import('../../gateway/src/store/lowdb/format.js', { with: { 'resolution-mode': 'import' } });
 
@@ -166,8 +167,8 @@ describe('upgrade steps', () => {
   const dirs: string[] = [];
 
   beforeAll(async () => {
-    ({ upgradeDataDir } = (await import(
-      path.resolve(__dirname, '../../gateway/dist/store/lowdb/format.js')
+    ({ upgradeDataDir } = (await gatewayModule(
+      path.resolve(__dirname, '../../gateway/dist/store/lowdb/format.js'),
     )) as FormatModule);
   });
   afterAll(() => dirs.forEach(removeDir));

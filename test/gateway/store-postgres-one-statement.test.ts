@@ -4,13 +4,15 @@
  * job notifications in its main query. It fails as the part that could fail so, and a connection that breaks once it
  * went out leaves the outcome unknown, as at a COMMIT.
  */
+import path from 'node:path';
 import { ONE_STATEMENT, postgresModules, recordingConnection, type Row, type Sent } from '../helpers/postgres-stand-in';
+import { gatewayModule } from '../helpers/gateway-modules';
 
 const modules = postgresModules();
 
 let store: typeof import('../../gateway/src/store/store.js', { with: { 'resolution-mode': 'import' } });
 beforeAll(async () => {
-  store = await import('../../gateway/dist/store/store.js' as string);
+  store = await gatewayModule(path.resolve(__dirname, '../../gateway/dist/store/store.js'));
 });
 
 const catalog = () =>

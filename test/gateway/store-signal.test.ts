@@ -1,11 +1,12 @@
 import path from 'node:path';
+import { gatewayModule } from '../helpers/gateway-modules';
 
 type SignalModule = typeof import('../../gateway/src/store/signal.js', { with: { 'resolution-mode': 'import' } });
 
 // The gateway is ESM: load the compiled module, as the other gateway tests do.
 let Signal: SignalModule['Signal'];
 beforeAll(async () => {
-  ({ Signal } = (await import(path.resolve(__dirname, '../../gateway/dist/store/signal.js'))) as SignalModule);
+  ({ Signal } = (await gatewayModule(path.resolve(__dirname, '../../gateway/dist/store/signal.js'))) as SignalModule);
 });
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));

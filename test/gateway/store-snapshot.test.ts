@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { LowdbStore } from '../../gateway/src/store/lowdb/lowdb-store.js' with { 'resolution-mode': 'import' };
 import type { CollectionSpec, Doc } from '../../gateway/src/store/store.js' with { 'resolution-mode': 'import' };
 import { removeDir, tempDir } from '../helpers/gateway';
+import { gatewayModule } from '../helpers/gateway-modules';
 
 type StoreModule = typeof import('../../gateway/src/store/lowdb/lowdb-store.js', {
   with: { 'resolution-mode': 'import' }
@@ -25,8 +26,8 @@ let openLowdbStore: StoreModule['openLowdbStore'];
 let takeSnapshot: SnapshotModule['takeSnapshot'];
 
 beforeAll(async () => {
-  ({ openLowdbStore } = (await import(path.join(DIST, 'lowdb-store.js'))) as StoreModule);
-  ({ takeSnapshot } = (await import(path.join(DIST, 'snapshot.js'))) as SnapshotModule);
+  ({ openLowdbStore } = (await gatewayModule(path.join(DIST, 'lowdb-store.js'))) as StoreModule);
+  ({ takeSnapshot } = (await gatewayModule(path.join(DIST, 'snapshot.js'))) as SnapshotModule);
 });
 
 interface Note extends Doc {

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ADMIN_TOKEN, backendEnv, closeConnections, freePort, removeDir, tempDir, type TestGateway } from './gateway';
+import { gatewayModule } from './gateway-modules';
 
 type ServerModule = typeof import('../../gateway/src/server.js', { with: { 'resolution-mode': 'import' } });
 type ClockModule = typeof import('../../gateway/src/clock.js', { with: { 'resolution-mode': 'import' } });
@@ -38,7 +39,7 @@ export interface InProcessGateway extends TestGateway {
   nextDueAt(): Promise<number | undefined>;
 }
 
-/** The gateway's modules, loaded once per test file (each file has its own module registry in jest). */
+/** The gateway's modules this helper calls (loaded once per jest worker: gateway-modules.ts). */
 let modules: Promise<{
   server: ServerModule;
   clock: ClockModule;
@@ -48,14 +49,17 @@ let modules: Promise<{
 }>;
 const load = () =>
   (modules ??= (async () => ({
-    server: (await import(path.join(DIST, 'server.js'))) as ServerModule,
-    clock: (await import(path.join(DIST, 'clock.js'))) as ClockModule,
-    config: (await import(path.join(DIST, 'config.js'))) as ConfigModule,
-    log: (await import(path.join(DIST, 'log.js'))) as LogModule,
-    durations: (await import(path.join(DIST, 'domain/durations.js'))) as DurationsModule,
+    server: (await gatewayModule(path.join(DIST, 'server.js'))) as ServerModule,
+    clock: (await gatewayModule(path.join(DIST, 'clock.js'))) as ClockModule,
+    config: (await gatewayModule(path.join(DIST, 'config.js'))) as ConfigModule,
+    log: (await gatewayModule(path.join(DIST, 'log.js'))) as LogModule,
+    durations: (await gatewayModule(path.join(DIST, 'domain/durations.js'))) as DurationsModule,
   }))());
 
-/** Every gateway of a file shares the module graph's clock: made once, with the file's first gateway. */
+/**
+ * Every gateway of a file shares the module graph's clock: made with the file's first gateway, held until its last
+ * stops. The next file's first gateway makes its own.
+ */
 let sharedClock: ReturnType<ClockModule['manualClock']> | undefined;
 let sharedKind: InProcessOptions['clock'];
 

@@ -3,6 +3,7 @@
  * at once: for tests of which statements a transaction sends, with no database.
  */
 import path from 'node:path';
+import { gatewayModule } from './gateway-modules';
 
 export type TxModule = typeof import('../../gateway/src/store/postgres/postgres-tx.js', {
   with: { 'resolution-mode': 'import' }
@@ -56,11 +57,11 @@ export function postgresModules(): () => PostgresModules {
   let loaded: PostgresModules | undefined;
   beforeAll(async () => {
     loaded = {
-      tx: (await import(path.join(DIST, 'postgres-tx.js'))) as TxModule,
-      catalog: (await import(path.join(DIST, 'catalog.js'))) as CatalogModule,
-      documents: (await import(path.join(DIST, 'documents.js'))) as DocumentsModule,
-      oneStatement: (await import(path.join(DIST, 'one-statement.js'))) as OneStatementModule,
-      together: (await import(path.join(DIST, 'together.js'))) as TogetherModule,
+      tx: (await gatewayModule(path.join(DIST, 'postgres-tx.js'))) as TxModule,
+      catalog: (await gatewayModule(path.join(DIST, 'catalog.js'))) as CatalogModule,
+      documents: (await gatewayModule(path.join(DIST, 'documents.js'))) as DocumentsModule,
+      oneStatement: (await gatewayModule(path.join(DIST, 'one-statement.js'))) as OneStatementModule,
+      together: (await gatewayModule(path.join(DIST, 'together.js'))) as TogetherModule,
     };
   });
   return () => loaded!;

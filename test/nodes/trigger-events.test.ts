@@ -6,6 +6,7 @@ import type { INodePropertyOptions } from 'n8n-workflow';
 import { createAccount, request, startGateway, type TestAccount, type TestGateway } from '../helpers/gateway';
 import { CREDENTIAL, LEADCHAT_TRIGGER, createHost, signed, triggerNode } from './helpers/n8n';
 import { WebhookHost } from './helpers/webhookHost';
+import { gatewayModule } from '../helpers/gateway-modules';
 
 type EventsModule = typeof import('../../gateway/src/domain/events.js', { with: { 'resolution-mode': 'import' } });
 
@@ -15,7 +16,9 @@ describe('LeadChat Trigger events', () => {
   let triggerEvents: INodePropertyOptions[];
 
   beforeAll(async () => {
-    const events = (await import(path.resolve(__dirname, '../../gateway/dist/domain/events.js'))) as EventsModule;
+    const events = (await gatewayModule(
+      path.resolve(__dirname, '../../gateway/dist/domain/events.js'),
+    )) as EventsModule;
     gatewayEvents = events.EVENTS;
     const host = await createHost({});
     const type = host.nodeTypes.getByNameAndVersion(LEADCHAT_TRIGGER, 1);
