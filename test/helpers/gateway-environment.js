@@ -46,6 +46,16 @@ class GatewayEnvironment extends TestEnvironment {
     const { registry } = await this.global.loadGatewayModule(path.join(GATEWAY_DIST, 'metrics.js'));
     registry.resetMetrics();
   }
+
+  async teardown() {
+    const running = this.global.gatewaysRunning?.() ?? 0;
+    await super.teardown();
+    // Its clock would outlive the file, and the next file's first gateway be refused another.
+    if (running > 0)
+      throw new Error(
+        `${running} in-process gateway(s) still running after the file: stop every gateway a file starts`,
+      );
+  }
 }
 
 module.exports = GatewayEnvironment;

@@ -74,6 +74,8 @@ export interface InProcessOptions {
 
 /** The in-process gateways not stopped yet: time moves for all of them at once. */
 const live = new Set<InProcessGateway>();
+// Read by the tests' environment after the file: one still running would hold its clock into the next file.
+(globalThis as { gatewaysRunning?: () => number }).gatewaysRunning = () => live.size;
 
 /** Epoch ms on the clock of this process's gateways; undefined before the first starts. */
 export const gatewayNow = (): number | undefined => sharedClock?.now();
