@@ -4,6 +4,7 @@ const { TestEnvironment } = require('jest-environment-node');
 
 /** The gateway's build, which every test of the gateway loads. */
 const GATEWAY_DIST = path.resolve(__dirname, '../../gateway/dist');
+/** The error classes a test file takes from the gateway's realm (below). */
 const ERRORS = [
   'Error',
   'AggregateError',
