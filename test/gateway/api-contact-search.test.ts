@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { Client } from 'pg';
 import { BACKEND, removeDir, tempDir } from '../helpers/gateway';
 import { startInProcess } from '../helpers/in-process';
@@ -14,7 +15,9 @@ import {
 } from './api-support';
 
 /** The mark that every stored contact has the search keys of this release (jobs/contact-search-index.ts). */
-const SEARCH_KEYS_DONE = 'contact-search-indexed-2';
+const SEARCH_KEYS_DONE = 'contact-search-indexed-3';
+/** The marks of earlier releases. */
+const EARLIER_MARKS = ['contact-search-indexed', 'contact-search-indexed-2'];
 
 /**
  * Contact search (GET /v1/contacts?q=): by the start of a name's words, an email, the last digits of a phone, an
@@ -98,6 +101,62 @@ test('an email, whole or by its start; the last digits of a phone, however writt
     data: [(await api(ctx.gw, account, 'GET', `contacts/${frank.id}`)).body],
     nextCursor: null,
   });
+});
+
+test('5 to 7 last digits find the phones that end with all of them; an ID of digits is found whole', async () => {
+  expect(await idsFor(account, '50123')).toEqual([frank.id]);
+  expect(await idsFor(account, '550123')).toEqual([frank.id]);
+  expect(await idsFor(account, '5550123')).toEqual([frank.id]);
+  expect(await idsFor(account, '5557777')).toEqual([francine.id]);
+  // The same last 4 digits, another digit before them: another number (the other account's Frank ends with 60123).
+  expect(await idsFor(account, '60123')).toEqual([]);
+  expect(await idsFor(account, '4155550000')).toEqual([]);
+  const till = await create(account, { firstName: 'Till', externalIds: { pos: '771234' } });
+  expect(await idsFor(account, '771234')).toEqual([till.id]);
+  expect(await idsFor(account, '71234')).toEqual([]);
+});
+
+/** The search keys stored for a contact. */
+const keysOf = async (contactId: string) =>
+  (await ctx.gw.engine.store.scan<{ id: string; contactId: string; key: string }>('contact_search'))
+    .filter((k) => k.contactId === contactId)
+    .map((k) => k.key)
+    .sort();
+
+test("a phone is kept as two search keys, and an ID that is the phone as none; an earlier version's keys go with a change and an erasure", async () => {
+  const owner = await createAccount(ctx.gw);
+  const wrote = await api(ctx.gw, owner, 'POST', 'incoming_custom_channel_message', {
+    body: incoming({ fromId: '+14155550444', channel: 'chat' }),
+  });
+  expect(wrote.status).toBe(200);
+  const { contactId } = (await api(ctx.gw, owner, 'GET', `messages/${wrote.body.messageId}`)).body;
+  expect(await keysOf(contactId)).toEqual(['0444', '55550444']);
+  for (const q of ['+1 415 555 0444', '+14155550444', '50444', '0444'])
+    expect(await idsFor(owner, q)).toEqual([contactId]);
+
+  // The keys an earlier version made besides these: every length of the last digits, and the ID's own.
+  const keep = (key: string) => ({
+    id: `csk_${createHash('sha256').update(`${contactId}\n${key}`).digest('hex').slice(0, 32)}`,
+    accountId: owner.id,
+    contactId,
+    key,
+  });
+  const addEarlier = (keys: string[]) =>
+    ctx.gw.engine.store.transact(async (tx) => {
+      for (const key of keys)
+        if (!(await tx.get('contact_search', keep(key).id))) await tx.insert('contact_search', keep(key));
+    });
+  await addEarlier(['50444', '550444', '5550444', '+1415555', '14155550']);
+  // A new phone: the old one's keys go; the ID, no longer the phone, has its own.
+  const changed = await api(ctx.gw, owner, 'PATCH', `contacts/${contactId}`, { body: { phone: '+14155550555' } });
+  expect(changed.status).toBe(200);
+  expect(await keysOf(contactId)).toEqual(['+1415555', '0555', '14155550', '55550555']);
+  expect(await idsFor(owner, '50444')).toEqual([]);
+  expect(await idsFor(owner, '50555')).toEqual([contactId]);
+
+  await addEarlier(['50555', '550555', '5550555']);
+  expect((await api(ctx.gw, owner, 'DELETE', `contacts/${contactId}`)).status).toBe(204);
+  expect(await keysOf(contactId)).toEqual([]);
 });
 
 test('a whole number as people write it in its country finds its contact: with the trunk 0, with 00 for the plus', async () => {
@@ -332,6 +391,21 @@ test('contacts stored by the release that kept punctuation in keys are found wit
   );
 });
 
+test('contacts stored by the release that kept 5 to 7 digits whole in keys are found by them once the gateway starts on them', async () => {
+  await upgraded(
+    async (gw, owner) =>
+      (await api(gw, owner, 'POST', 'contacts', { body: { firstName: 'Uma', externalIds: { pos: '881234' } } })).body,
+    // That release keyed the ID "881234" as written, never by its last 4 digits.
+    async (tx) => {
+      for (const key of await tx.scan<{ id: string; key: string }>('contact_search'))
+        if (key.key === '1234') await tx.remove('contact_search', key.id);
+    },
+    EARLIER_MARKS,
+    ['1234'],
+    ['881234', 'uma'],
+  );
+});
+
 /**
  * A gateway stopped after `make` stored a contact, its storage then made as an earlier release left it (`before`, and
  * these marks of the search index set, no later one: the keys `missing` are not there), started again: each query
@@ -353,16 +427,14 @@ async function upgraded(
   if (BACKEND === 'postgres') {
     const client = new Client({ connectionString: gw.env.LEADCHAT_DATABASE_URL });
     await client.connect();
-    await client.query('DELETE FROM leadchat_settings WHERE name = ANY($1)', [
-      ['contact-search-indexed', SEARCH_KEYS_DONE],
-    ]);
+    await client.query('DELETE FROM leadchat_settings WHERE name = ANY($1)', [[...EARLIER_MARKS, SEARCH_KEYS_DONE]]);
     await client.end();
   }
   const store = await openStoreOf(gw.env);
   await store.transact(async (tx) => {
     await before(tx);
     if (BACKEND === 'lowdb')
-      for (const mark of ['contact-search-indexed', SEARCH_KEYS_DONE]) await tx.remove('gateway_settings', mark);
+      for (const mark of [...EARLIER_MARKS, SEARCH_KEYS_DONE]) await tx.remove('gateway_settings', mark);
   });
   for (const mark of marks) await store.settings.putIfAbsent(mark, new Date().toISOString());
   const stored = (await store.scan<{ id: string; key: string }>('contact_search')).map((k) => k.key);

@@ -12,7 +12,12 @@ import { normalizeSearch } from '../normal-form.js';
  * - a name's words (each word as written, and the parts of one such as "Ann-Marie") and the email: their first 2 to 8
  *   characters, so "fra" finds Frank and "frank.m" frank.miller@example.com;
  * - each external ID (and fromId): its first 8 characters, the ID being found whole;
- * - the phone's digits: their last 4 to 8, so "0123", "555-0123" and "+1 415 555 0123" find +14155550123.
+ * - the phone's digits: their last 4 and their last 8, so "0123", "555-0123" and "+1 415 555 0123" find
+ *   +14155550123. A key of 5 to 7 digits is kept as its last 4 (`lookupKey`), whatever made it: a query of 5 to 7
+ *   digits looks up its last 4, and the contacts found are checked against all of them. A phone then costs two
+ *   documents where it cost five, and an ID or a name's word made of digits is found by them as before.
+ * - an external ID that is the contact's phone written another way ("+14155550123" for a contact of that phone, as a
+ *   custom channel's sender often is) is found by the phone's keys, and keeps none of its own.
  * A query is one index lookup (its longest word's first 8 characters, or a phone's last 8 digits), and each contact
  * found is checked against the whole query, so a key shared by others, or left by a contact's earlier name, never
  * shows a contact that does not match. Keys are lower-cased with accents folded ("José" is found as "jose").
@@ -108,16 +113,34 @@ function termsOf(c: Omit<SearchableContact, 'id' | 'accountId'>): Terms {
   return { words: withCompact(words), exact: withCompact(exact), digits: c.phone ? digitsOf(c.phone) : null };
 }
 
-/** Every search key of a contact. */
-export function searchKeysOf(c: Parameters<typeof termsOf>[0]): Set<string> {
+/** A key as stored and looked up: one of 5 to 7 digits is its last 4 (see above). */
+function lookupKey(key: string): string {
+  return key.length > SUFFIX_MIN && key.length < KEY_LENGTH && /^\d+$/.test(key) ? key.slice(-SUFFIX_MIN) : key;
+}
+
+/**
+ * The search keys of a contact: its own (`earlier` false), or those an earlier version made for it, which kept
+ * every length of a phone's last 4 to 8 digits as it was and keyed an ID that is the phone.
+ */
+function keysOf(c: Parameters<typeof termsOf>[0], earlier: boolean): Set<string> {
   const { words, exact, digits } = termsOf(c);
+  const stored = earlier ? (key: string) => key : lookupKey;
   const keys = new Set<string>();
   for (const word of words)
-    for (let n = PREFIX_MIN; n <= Math.min(lengthOf(word), KEY_LENGTH); n++) keys.add(head(word, n));
-  for (const term of exact) if (lengthOf(term) >= PREFIX_MIN) keys.add(head(term, KEY_LENGTH));
-  if (digits) for (let n = SUFFIX_MIN; n <= Math.min(digits.length, KEY_LENGTH); n++) keys.add(digits.slice(-n));
+    for (let n = PREFIX_MIN; n <= Math.min(lengthOf(word), KEY_LENGTH); n++) keys.add(stored(head(word, n)));
+  for (const term of exact)
+    if (lengthOf(term) >= PREFIX_MIN && (earlier || digits === null || phoneDigitsOf(term) !== digits))
+      keys.add(stored(head(term, KEY_LENGTH)));
+  if (digits)
+    for (let n = SUFFIX_MIN; n <= Math.min(digits.length, KEY_LENGTH); n++) keys.add(stored(digits.slice(-n)));
   return keys;
 }
+
+/** Every search key of a contact. */
+export const searchKeysOf = (c: Parameters<typeof termsOf>[0]): Set<string> => keysOf(c, false);
+
+/** Every key a contact may hold: its own, and those an earlier version made for it. */
+const heldKeysOf = (c: SearchableContact): Set<string> => new Set([...keysOf(c, false), ...keysOf(c, true)]);
 
 const keyId = (contactId: string, key: string) =>
   `csk_${createHash('sha256').update(`${contactId}\n${key}`).digest('hex').slice(0, 32)}`;
@@ -135,7 +158,11 @@ export async function indexContactIn(
   const wanted = searchKeysOf(after);
   const had = before ? searchKeysOf(before) : new Set<string>();
   const added = [...wanted].filter((key) => !had.has(key));
-  for (const key of had) if (!wanted.has(key)) await tx.remove('contact_search', keyId(after.id, key));
+  // What `before` may hold and `after` may not goes, an earlier version's keys included; a key either may hold stays.
+  if (before) {
+    const kept = heldKeysOf(after);
+    for (const key of heldKeysOf(before)) if (!kept.has(key)) await tx.remove('contact_search', keyId(after.id, key));
+  }
   // A new contact's keys cannot be there yet: its id is new.
   const present = before ? await Promise.all(added.map((key) => tx.get('contact_search', keyId(after.id, key)))) : [];
   for (const [i, key] of added.entries()) {
@@ -198,7 +225,7 @@ export function searchQuery(q: string, defaultCountry?: string | null): SearchQu
   if (digits !== null && digits.length >= SUFFIX_MIN) {
     const whole = wholeNumberDigits(q, digits, defaultCountry);
     return {
-      key: digits.slice(-KEY_LENGTH),
+      key: lookupKey(digits.slice(-KEY_LENGTH)),
       // An ID or a name made of digits ("9001") is found by them too: its key is the same when they are 8 or fewer.
       matches: (c) => {
         const terms = termsOf(c);
@@ -216,7 +243,7 @@ export function searchQuery(q: string, defaultCountry?: string | null): SearchQu
   if (lengthOf(longest) < PREFIX_MIN) return undefined;
   const whole = compact(text);
   return {
-    key: head(longest, KEY_LENGTH),
+    key: lookupKey(head(longest, KEY_LENGTH)),
     // Every word typed starts a word of the name (or the email), or the whole text is an external ID.
     matches: (c) => {
       const terms = termsOf(c);
@@ -253,7 +280,7 @@ export async function searchContacts<C extends SearchableContact>(
   return found.slice(0, page.limit);
 }
 
-/** Removes every search key of a contact that is gone (erased, or merged into another). */
+/** Removes every search key of a contact that is gone (erased, or merged into another), an earlier version's too. */
 export async function unindexContactIn(tx: Tx, contact: SearchableContact): Promise<void> {
-  for (const key of searchKeysOf(contact)) await tx.remove('contact_search', keyId(contact.id, key));
+  for (const key of heldKeysOf(contact)) await tx.remove('contact_search', keyId(contact.id, key));
 }

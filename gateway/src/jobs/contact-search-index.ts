@@ -12,11 +12,12 @@ const BATCH = 25;
  * Search keys (domain/contact-search.ts) are written with each contact; the contacts stored by an earlier version
  * get theirs from job `contact_search_index`. A contact's keys are read before they are added, and keys an earlier
  * version made are kept, as the current version makes them too. The mark is raised whenever what a contact is found
- * by changes (2: words and IDs without their punctuation), so that contacts stored before get the keys they lack.
+ * by changes (2: words and IDs without their punctuation; 3: a key of 5 to 7 digits kept as its last 4), so that
+ * contacts stored before get the keys they lack.
  */
 const walk: Backfill<{ id: string }> = {
   kind: 'contact_search_index',
-  done: 'contact-search-indexed-2',
+  done: 'contact-search-indexed-3',
   collection: 'contacts',
   page: 100,
   perRun: 2_000,
