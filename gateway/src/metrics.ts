@@ -134,6 +134,12 @@ export const metrics = {
     help: 'When the TLS certificate the gateway serves expires, in seconds since the epoch',
     registers: [registry],
   }),
+  storeWrites: new Counter({
+    name: 'leadchat_store_writes_total',
+    help: 'Documents written (inserted, changed or removed) by committed transactions, by collection: each once a transaction',
+    labelNames: ['collection'],
+    registers: [registry],
+  }),
   commitSeconds: new Histogram({
     name: 'leadchat_store_commit_duration_seconds',
     help: "Embedded store: time from a transaction's end to its commit being durable on disk",

@@ -182,6 +182,10 @@ describe('GET /metrics', () => {
       expect(valueOf(families, 'leadchat_handoffs_total', { reason: 'team' })).toBe(1);
       // No campaign answers these senders: each went to the team once.
       expect(valueOf(families, 'leadchat_handoffs_total', { reason: 'no_campaign' })).toBe(5);
+      // What the store wrote, by collection: each of the five senders a contact with its keys, a conversation and
+      // messages, on either backend.
+      for (const collection of ['messages', 'conversations', 'contacts', 'contact_search'])
+        expect(valueOf(families, 'leadchat_store_writes_total', { collection })).toBeGreaterThanOrEqual(5);
       // The retry waits an hour: one delivery job queued, none late, none dead.
       expect(valueOf(families, 'leadchat_jobs_queued', { kind: 'deliver' })).toBe(1);
       expect(valueOf(families, 'leadchat_jobs_oldest_due_seconds', { kind: 'deliver' })).toBe(0);

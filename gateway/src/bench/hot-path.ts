@@ -5,8 +5,9 @@
  * with one `message_received` subscription whose deliveries a loopback receiver counts (a run lasts until each of
  * its messages was delivered, and its rate includes them). Rounds are interleaved: each round runs every target once
  * at each load, its order turned round each time, so that a machine whose speed drifts moves them alike. Prints each
- * target's median requests/s, the median of the rounds' ratios to the bare endpoint, and the CPU a request costs
- * each server (from /proc).
+ * target's median requests/s, the median of the rounds' ratios to the bare endpoint, the CPU a request costs
+ * each server (from /proc), and the documents each message cost the store, by collection, from the gateway's
+ * `leadchat_store_writes_total` (a build that counts them): a count that no noise of the machine moves.
  *
  * LEADCHAT_BENCH_BASELINE runs another build of the gateway beside this one, in the same rounds, and prints this
  * build's rate over it: a directory holding a build, a version of test/gateway/releases.json (or `previous`), or
@@ -31,6 +32,7 @@ import { cpuSeconds, memoryMb } from './process-usage.js';
 import { baselineGateway } from './release-build.js';
 import { setting } from './setting.js';
 import { median } from './stats.js';
+import { perMessage, storeWrites, writesBetween } from './store-writes.js';
 
 const BODY = 'Hi! I saw your ad and would like to know the price of the premium plan for a team of five.';
 /** Distinct senders per run, as the ingest bench: a third of a 3000-request run's senders are new contacts. */
@@ -53,6 +55,8 @@ interface Run {
   p50: number;
   p99: number;
   failures: number;
+  /** What the gateway's store wrote during the run, by collection (a build that counts it). */
+  writes?: Map<string, number>;
 }
 
 let phases = 0;
@@ -112,6 +116,7 @@ async function measure(
 ): Promise<Run> {
   const apiKey = server.keys ? (scenario === 'subscribed' ? server.keys.subscribed : server.keys.incoming) : undefined;
   const deliveredBefore = deliveries.received();
+  const writesBefore = server.keys ? await storeWrites(server.url, server.ca) : undefined;
   const cpuBefore = cpuSeconds(server.process.pid!);
   const started = process.hrtime.bigint();
   const { result, lastAnswer } = await load(server, apiKey, connections, requests);
@@ -127,12 +132,14 @@ async function measure(
   }
   const seconds = Number(ended - started) / 1e9;
   const cpuAfter = cpuSeconds(server.process.pid!);
+  const writesAfter = writesBefore && (await storeWrites(server.url, server.ca));
   return {
     perSecond: requests / seconds,
     cpuMs: cpuBefore === undefined || cpuAfter === undefined ? undefined : ((cpuAfter - cpuBefore) * 1000) / requests,
     p50: result.latency.p50,
     p99: result.latency.p99,
     failures: requests - ok,
+    writes: writesBefore && writesAfter && writesBetween(writesBefore, writesAfter),
   };
 }
 
@@ -267,6 +274,13 @@ async function main(): Promise<void> {
                 ? ''
                 : `  ${median(ratios).toFixed(2)}x (${ratios.map((r) => r.toFixed(2)).join(', ')})`),
           );
+        }
+        for (const server of targets) {
+          const counted = runs.get(server)!.flatMap((r) => (r.writes ? [r.writes] : []));
+          if (!counted.length) continue;
+          const sum = new Map<string, number>();
+          for (const writes of counted) for (const [c, n] of writes) sum.set(c, (sum.get(c) ?? 0) + n);
+          block.push(`store writes per message, ${server.name}: ${perMessage(sum, counted.length * requests)}`);
         }
         const previous = targets[2];
         if (previous && runs.get(previous)!.length) {

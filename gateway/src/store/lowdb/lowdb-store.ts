@@ -29,6 +29,7 @@ import { LowdbSettings, settingsCollection } from './settings.js';
 import { Transaction } from './transaction.js';
 import { Changes } from '../change-feed.js';
 import { metrics } from '../../metrics.js';
+import { countWrites } from '../writes-counted.js';
 
 export { StoreWriteError };
 
@@ -321,7 +322,10 @@ class JournaledStore implements LowdbStore {
     const ended = performance.now();
     this.kick();
     await done;
-    if (t.ops.length > 0) metrics.commitSeconds.observe((performance.now() - ended) / 1000);
+    if (t.ops.length > 0) {
+      metrics.commitSeconds.observe((performance.now() - ended) / 1000);
+      countWrites(t.ops.map((op) => [op.collection.name, op.id] as const));
+    }
     if (t.queuedJobs.size) this.jobs.queued(t.queuedJobs);
     if (!t.published.empty)
       for (const [accountId, changes] of t.published.byAccount()) this.changes.tell(accountId, changes);

@@ -271,6 +271,14 @@ export class PostgresTx implements Tx {
     this.lists.wrote(collection, id, doc, last);
   }
 
+  /** The documents the transaction wrote, as their collection and id. */
+  *documentsWritten(): Iterable<readonly [string, string]> {
+    for (const key of this.mine) {
+      const at = key.indexOf('\u0000');
+      yield [key.slice(0, at), key.slice(at + 1)];
+    }
+  }
+
   /** Told once COMMIT succeeded (see Tx.afterCommit). */
   readonly committed: Array<() => void> = [];
 

@@ -4,6 +4,7 @@ import type { StoreHealth } from '../health.js';
 import type { Catalog } from './catalog.js';
 import { isUnavailable, rethrowWrite } from './errors.js';
 import { PostgresTx } from './postgres-tx.js';
+import { countWrites } from '../writes-counted.js';
 
 /** A transaction that lost a race (a key taken meanwhile, a deadlock) is run this many times at most. */
 const ATTEMPTS = 10;
@@ -48,6 +49,7 @@ async function attempts<R>(pool: pg.Pool, catalog: Catalog, fn: (tx: Tx) => Prom
         tx.close();
       }
       await tx.commit();
+      countWrites(tx.documentsWritten());
       for (const told of tx.committed) told();
       return result;
     } catch (err) {
