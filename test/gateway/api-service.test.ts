@@ -219,6 +219,49 @@ describe('GET /metrics', () => {
       removeDir(gw.dataDir);
     }
   });
+
+  test("counts what a contact's message costs the store, by collection: a change that writes more shows here", async () => {
+    const gw = await startGateway();
+    try {
+      const account = await createAccount(gw);
+      await untilIdle(gw);
+      const writes = async () =>
+        new Map(
+          ((await scrape(gw)).families.get('leadchat_store_writes_total') ?? []).map((s) => [
+            s.labels!.collection!,
+            Number(s.value),
+          ]),
+        );
+      const cost = async (body: Record<string, unknown>) => {
+        const before = await writes();
+        expect((await api(gw, account, 'POST', 'incoming_custom_channel_message', { body })).status).toBe(200);
+        await untilIdle(gw);
+        const after = await writes();
+        return Object.fromEntries(
+          [...after].map(([c, n]) => [c, n - (before.get(c) ?? 0)] as const).filter(([, n]) => n > 0),
+        );
+      };
+      // A new sender known by their number, no campaign to answer: the contact with its ID and its phone's two search
+      // keys, the conversation, the message and the hand-off's notice to the contact, and (where jobs are documents)
+      // the reminder of the team 15 minutes on. A change that writes more per message changes this on purpose.
+      expect(await cost(incoming({ fromId: '+14155550199', body: 'Hi, what does it cost?' }))).toEqual({
+        contacts: 1,
+        external_ids: 1,
+        contact_search: 2,
+        conversations: 1,
+        messages: 2,
+        ...(BACKEND === 'lowdb' ? { jobs: 1 } : {}),
+      });
+      // The same sender again, the team told already: the message and its conversation.
+      expect(await cost(incoming({ fromId: '+14155550199', body: 'Still there?' }))).toEqual({
+        conversations: 1,
+        messages: 1,
+      });
+    } finally {
+      await gw.stop();
+      removeDir(gw.dataDir);
+    }
+  });
 });
 
 describe('GET /metrics, the bot', () => {
