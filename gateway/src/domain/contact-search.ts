@@ -139,8 +139,8 @@ function keysOf(c: Parameters<typeof termsOf>[0], earlier: boolean): Set<string>
 /** Every search key of a contact. */
 export const searchKeysOf = (c: Parameters<typeof termsOf>[0]): Set<string> => keysOf(c, false);
 
-/** Every key a contact may hold: its own, and those an earlier version made for it. */
-const heldKeysOf = (c: SearchableContact): Set<string> => new Set([...keysOf(c, false), ...keysOf(c, true)]);
+/** Every key a contact may hold: its own (`own`, when worked out already), and those an earlier version made for it. */
+const heldKeysOf = (c: SearchableContact, own = searchKeysOf(c)): Set<string> => new Set([...own, ...keysOf(c, true)]);
 
 const keyId = (contactId: string, key: string) =>
   `csk_${createHash('sha256').update(`${contactId}\n${key}`).digest('hex').slice(0, 32)}`;
@@ -160,8 +160,9 @@ export async function indexContactIn(
   const added = [...wanted].filter((key) => !had.has(key));
   // What `before` may hold and `after` may not goes, an earlier version's keys included; a key either may hold stays.
   if (before) {
-    const kept = heldKeysOf(after);
-    for (const key of heldKeysOf(before)) if (!kept.has(key)) await tx.remove('contact_search', keyId(after.id, key));
+    const kept = heldKeysOf(after, wanted);
+    for (const key of heldKeysOf(before, had))
+      if (!kept.has(key)) await tx.remove('contact_search', keyId(after.id, key));
   }
   // A new contact's keys cannot be there yet: its id is new.
   const present = before ? await Promise.all(added.map((key) => tx.get('contact_search', keyId(after.id, key)))) : [];
