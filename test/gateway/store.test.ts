@@ -833,6 +833,26 @@ describe('document cache', () => {
     for (let i = 0; i < 40; i++) expect(await store.get<Contact>('contacts', `c${i}`)).toEqual({ id: `c${i}` });
     expect(store.stats().cached).toBeLessThanOrEqual(5);
   });
+
+  test('keeps every document a transaction read, past its limit, until it ends; then they may go again', async () => {
+    const dir = tempDir();
+    const store = await openStore(dir, { pageSize: 10, checkpointEvery: 1000, cacheSize: 5 });
+    for (let i = 0; i < 41; i++) await store.transact(async (tx) => tx.insert<Contact>('contacts', { id: `c${i}` }));
+    await store.checkpointNow();
+    await store.get('contacts', 'c39');
+    expect(store.stats().cached).toBeLessThanOrEqual(5);
+
+    await store.transact(async (tx) => {
+      const first = await tx.get<Contact>('contacts', 'c0');
+      for (let i = 1; i < 40; i++) await tx.get('contacts', `c${i}`);
+      expect(store.stats().cached).toBe(40);
+      // Read again at the end, the same object: none was dropped while the transaction held it.
+      expect(await tx.get<Contact>('contacts', 'c0')).toBe(first);
+    });
+    // The next document read back from its page trims the cache to its limit.
+    await store.get('contacts', 'c40');
+    expect(store.stats().cached).toBeLessThanOrEqual(5);
+  });
 });
 
 describe('durability', () => {

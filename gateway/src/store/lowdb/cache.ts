@@ -27,6 +27,12 @@ export class DocCache {
    * from `recent`, whose trim would otherwise walk past every one of them each time.
    */
   private readonly unwritten = new Set<Entry>();
+  /**
+   * Documents a transaction holds (and not changed since the last checkpoint): they stay until it ends, so they too
+   * are kept apart from `recent`; a transaction that reads thousands of documents would otherwise have every trim
+   * walk past all of them, once for each document it reads.
+   */
+  private readonly held = new Set<Entry>();
   private uses = 0;
   private readonly loading = new Map<string, Promise<Map<string, Doc>>>();
   /** The last pages read back, by `collection/page`; emptied by every checkpoint, which rewrites pages. */
@@ -44,7 +50,7 @@ export class DocCache {
   ) {}
 
   get size(): number {
-    return this.recent.size + this.unwritten.size;
+    return this.recent.size + this.unwritten.size + this.held.size;
   }
 
   /** The last checkpoint whose pages are all written. */
@@ -58,7 +64,7 @@ export class DocCache {
     for (const entry of this.unwritten) {
       if (entry.cleanAfter > captured) continue;
       this.unwritten.delete(entry);
-      this.recent.set(entry, entry.usedAt);
+      this.place(entry);
     }
   }
 
@@ -68,7 +74,19 @@ export class DocCache {
    */
   keep(entry: Entry): void {
     entry.usedAt = ++this.uses;
-    if (!this.recent.has(entry) && !this.unwritten.has(entry)) this.recent.set(entry, entry.usedAt);
+    if (!this.recent.has(entry) && !this.unwritten.has(entry)) this.place(entry);
+  }
+
+  /** A transaction uses the document until it ends: it is not dropped meanwhile. */
+  hold(entry: Entry): void {
+    entry.holds += 1;
+    if (entry.holds === 1 && this.recent.delete(entry)) this.held.add(entry);
+  }
+
+  /** A transaction that held the document ended: once none holds it, it may be dropped again, the newest. */
+  release(entry: Entry): void {
+    entry.holds -= 1;
+    if (entry.holds === 0 && this.held.delete(entry) && entry.doc) this.recent.set(entry, entry.usedAt);
   }
 
   /** A document changed by a transaction: it stays until the next checkpoint has written it. */
@@ -76,11 +94,13 @@ export class DocCache {
     entry.cleanAfter = this.captured + 1;
     entry.usedAt = ++this.uses;
     this.recent.delete(entry);
+    this.held.delete(entry);
     this.unwritten.add(entry);
   }
 
   forget(entry: Entry): void {
     this.recent.delete(entry);
+    this.held.delete(entry);
     this.unwritten.delete(entry);
   }
 
@@ -128,15 +148,21 @@ export class DocCache {
 
   /** Drops the least recently used documents that nothing needs in memory, down to the limit. */
   trim(): void {
-    // Each document is looked at most twice: one used since it was placed, or held by a transaction, goes behind
-    // the others, so that the next trim starts with those that may go.
+    // Each document is looked at most twice: one used since it was placed goes behind the others, so that the next
+    // trim starts with those that may go. One held by a transaction is not here (see held).
     let steps = 2 * this.recent.size;
     for (const [entry, placedAt] of this.recent) {
       if (this.size <= this.limit || steps-- === 0) return;
       this.recent.delete(entry);
-      if (entry.usedAt > placedAt || entry.holds > 0) this.recent.set(entry, entry.usedAt);
+      if (entry.usedAt > placedAt) this.recent.set(entry, entry.usedAt);
       else entry.collection.drop(entry);
     }
+  }
+
+  /** A document in memory that may be dropped once nothing holds it. */
+  private place(entry: Entry): void {
+    if (entry.holds > 0) this.held.add(entry);
+    else this.recent.set(entry, entry.usedAt);
   }
 
   private page(collection: Collection, page: number): Promise<Map<string, Doc>> {

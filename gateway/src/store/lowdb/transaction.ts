@@ -168,7 +168,7 @@ export class Transaction implements Tx {
   /** Ends the transaction: a Tx must not be used after its function returned, the change would escape the commit. */
   close(): void {
     this.open = false;
-    for (const entry of this.held) entry.holds -= 1;
+    for (const entry of this.held) this.cache.release(entry);
     this.held.length = 0;
   }
 
@@ -187,7 +187,7 @@ export class Transaction implements Tx {
   }
 
   private hold(entry: Entry): void {
-    entry.holds += 1;
+    this.cache.hold(entry);
     this.held.push(entry);
   }
 
