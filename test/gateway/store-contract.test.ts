@@ -701,6 +701,27 @@ describe.each(backends.filter((b) => b.name === 'lowdb' || HAS_POSTGRES))('$name
       expect(rest.jobs.map((job) => job.data.n)).toEqual([1, 2]);
     });
 
+    test('a claim takes the due jobs of every account, and of none, in the order they came due', async () => {
+      const at = Date.now();
+      const due: Array<[string | null, number]> = [
+        ['acc_a', 5],
+        [null, 6],
+        ['acc_b', 4],
+        ['acc_a', 3],
+        ['acc_b', 2],
+        ['acc_a', 1],
+      ];
+      await store.transact(async (tx) => {
+        for (const [accountId, ago] of due)
+          await tx.enqueue({ kind: 'k', data: { ago }, accountId, runAt: at - ago * 1000 });
+        await tx.enqueue({ kind: 'k', data: { ago: -1 }, accountId: 'acc_b', runAt: at + 60_000 });
+      });
+      expect((await store.jobs.claim(DEFAULT_QUEUE, 4, 60_000)).map((job) => job.data.ago)).toEqual([6, 5, 4, 3]);
+      const rest = await store.jobs.claimDue(DEFAULT_QUEUE, 10, 60_000, ['acc_a']);
+      expect(rest.jobs.map((job) => job.data.ago)).toEqual([2]);
+      expect(rest.nextDueAt).toBe(at - 1000);
+    });
+
     test('claimDue claims as claim does and answers, in the same call, when the next job is due after it', async () => {
       expect(await store.jobs.claimDue(DEFAULT_QUEUE, 5, 120_000)).toEqual({ jobs: [], nextDueAt: undefined });
       const at = Date.now();

@@ -853,6 +853,27 @@ describe('document cache', () => {
     await store.get('contacts', 'c40');
     expect(store.stats().cached).toBeLessThanOrEqual(5);
   });
+
+  test('a claim that passes over an account reads none of its due jobs', async () => {
+    const dir = tempDir();
+    const store = await openStore(dir, { pageSize: 10, checkpointEvery: 1000, cacheSize: 5 });
+    const at = Date.now();
+    await store.transact(async (tx) => {
+      for (let n = 0; n < 50; n++)
+        await tx.enqueue({ kind: 'busy', data: { n }, accountId: 'acc_busy', runAt: at - 100 + n });
+      await tx.enqueue({ kind: 'other', data: {}, accountId: 'acc_other', runAt: at });
+    });
+    await store.checkpointNow();
+    expect(store.stats().cached).toBeLessThanOrEqual(5);
+
+    const { jobs } = await store.jobs.claimDue('default', 8, 60_000, ['acc_busy']);
+    expect(jobs.map((job) => job.kind)).toEqual(['other']);
+    // The busy account's 50 due jobs stayed on disk: only the one claimed came into memory.
+    expect(store.stats().cached).toBeLessThanOrEqual(6);
+    expect((await store.jobs.claimDue('default', 8, 60_000, [])).jobs.map((job) => job.data.n)).toEqual([
+      0, 1, 2, 3, 4, 5, 6, 7,
+    ]);
+  });
 });
 
 describe('durability', () => {

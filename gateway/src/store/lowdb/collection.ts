@@ -15,7 +15,7 @@ export interface Watcher {
 
 /**
  * A collection of the lowdb store; `sortedBy` names a numeric field kept in order for range scans (jobs), per group
- * of `sortedWithin` when given (a job's queue).
+ * of `sortedWithin` when given (a job's queue, and within it its account).
  */
 export interface LowdbCollectionSpec extends CollectionSpec {
   sortedBy?: string;
@@ -239,7 +239,7 @@ export class Collection {
       if (this.sorted) {
         const before = this.sorted.keyOf(previous);
         const after = this.sorted.keyOf(doc);
-        if (before.value !== after.value || before.group !== after.group) {
+        if (before.value !== after.value || before.group !== after.group || before.part !== after.part) {
           this.sorted.delete(previous.id, before);
           this.sorted.add(doc.id, after);
         }
@@ -370,7 +370,9 @@ export class Collection {
       if (this.sorted)
         sorted.push([
           id,
-          doc ? this.sorted.keyOf(doc) : { value: keys.sorted[at] ?? undefined, group: keys.groups?.[at] ?? absent },
+          doc
+            ? this.sorted.keyOf(doc)
+            : { value: keys.sorted[at] ?? undefined, group: keys.groups?.[at] ?? absent, part: keys.parts?.[at] ?? '' },
         ]);
       for (let i = 0; i < width; i++) {
         const key = keyAt(value, i);

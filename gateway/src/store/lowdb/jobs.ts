@@ -35,7 +35,8 @@ export const jobsCollection: LowdbCollectionSpec = {
   // By kind: the job queue's counts are found again from the page keys as the store opens (see JobTally).
   indexes: { key: { unique: true, fields: ['key'] }, status: { fields: ['status'] }, kind: { fields: ['kind'] } },
   sortedBy: 'runAt',
-  sortedWithin: { field: 'queue', absent: DEFAULT_QUEUE },
+  // Per account within a queue: a claim leaves an account's due jobs where they are without reading one of them.
+  sortedWithin: { field: 'queue', absent: DEFAULT_QUEUE, by: 'accountId' },
 };
 
 export async function enqueueJob<D extends JobData>(t: JobsTx, job: NewJob<D>): Promise<Job<D>> {
@@ -109,12 +110,10 @@ export class LowdbJobQueue implements JobQueue {
     return this.run(async (t) => {
       const at = clockNow();
       const claimed: Job[] = [];
-      const skipped = new Set(skipping);
       const due: Array<{ id: string; job: Job }> = [];
-      for (const id of t.collection(JOBS).sorted!.upTo(at, queue)) {
+      for (const id of t.collection(JOBS).sorted!.upTo(at, queue, new Set(skipping))) {
         if (due.length >= limit) break;
-        const job = (await t.get<Job>(JOBS, id))!;
-        if (!skipped.size || !job.accountId || !skipped.has(job.accountId)) due.push({ id, job });
+        due.push({ id, job: (await t.get<Job>(JOBS, id))! });
       }
       for (const { id, job } of due) {
         claimed.push(

@@ -21,6 +21,8 @@ export interface PageKeys {
   sorted: Array<number | null>;
   /** groups[i]: document i's group in the sorted index, when it is kept per group (sortedWithin). */
   groups?: string[];
+  /** parts[i]: document i's part of its group, when the groups are kept apart by another field (sortedWithin.by). */
+  parts?: string[];
   /** seqs[i]: document i's place in the collection's order (absent in pages written before it was kept). */
   seqs?: number[];
 }
@@ -36,16 +38,18 @@ export function pageKeys(docs: Doc[], shape: IndexShape, seqs?: number[]): PageK
     keys: [],
     sorted: [],
     ...(within ? { groups: [] } : {}),
+    ...(within?.by ? { parts: [] } : {}),
     ...(seqs ? { seqs } : {}),
   };
   for (const doc of docs) {
     const fields = doc as unknown as Record<string, unknown>;
     result.ids.push(doc.id);
     for (const spec of shape.indexes) result.keys.push(indexKey(spec, fields) ?? null);
-    const { value, group } =
-      shape.sortedBy === undefined ? { value: undefined, group: '' } : sortKeyOf(doc, shape.sortedBy, within);
+    const { value, group, part } =
+      shape.sortedBy === undefined ? { value: undefined, group: '', part: '' } : sortKeyOf(doc, shape.sortedBy, within);
     result.sorted.push(value ?? null);
     if (within) result.groups!.push(group);
+    if (within?.by) result.parts!.push(part);
   }
   return result;
 }
