@@ -759,6 +759,36 @@ describe.each(backends.filter((b) => b.name === 'lowdb' || HAS_POSTGRES))('$name
       expect(await store.jobs.list('running')).toEqual([]);
     });
 
+    test("a transaction ends a claimed job with what it records: both commit or neither; a lost lease's end is nothing", async () => {
+      await store.transact((tx) => tx.enqueue({ kind: 'deliver', data: {} }));
+      const job = await claimOne();
+      await expect(
+        store.transact(async (tx) => {
+          await tx.insert('contacts', { id: 'c-undone' });
+          await tx.settle(job, { done: true });
+          throw new Error('undone');
+        }),
+      ).rejects.toThrow('undone');
+      expect((await store.jobs.list('running')).map((j) => j.id)).toEqual([job.id]);
+      expect(await store.get('contacts', 'c-undone')).toBeUndefined();
+
+      await store.transact(async (tx) => {
+        await tx.insert('contacts', { id: 'c-recorded' });
+        await tx.settle(job, { done: true });
+      });
+      expect(await store.get('contacts', 'c-recorded')).toBeDefined();
+      expect(await store.jobs.list('running')).toEqual([]);
+      expect(await store.jobs.settle(job, { done: true })).toBe(false);
+
+      await store.transact((tx) => tx.enqueue({ kind: 'deliver', data: {} }));
+      const next = await claimOne();
+      const retryAt = Date.now() + 60_000;
+      await store.transact((tx) => tx.settle({ ...next, lease: 'a-lease-lost' }, { done: true }));
+      expect((await store.jobs.list('running')).map((j) => j.id)).toEqual([next.id]);
+      await store.transact((tx) => tx.settle(next, { retryAt, error: 'timeout' }));
+      expect(await store.jobs.list('pending')).toMatchObject([{ id: next.id, runAt: retryAt, lastError: 'timeout' }]);
+    });
+
     test('settle with later puts the job back as it planned: its attempts start over and no error is kept', async () => {
       await store.transact((tx) => tx.enqueue({ kind: 'housekeeping', data: {}, key: 'h1' }));
       let job = await claimOne();

@@ -5,7 +5,7 @@ import { receiverNow, type Attempt, type Delivery, type Subscription } from '../
 import { noteAttempt } from '../domain/webhook-health.js';
 import { leaveTurn } from '../domain/reply-turns.js';
 import { now } from '../ids.js';
-import { readAgain, type Job, type JobResult } from '../store/store.js';
+import { readAgain, type Job, type JobOutcome, type JobResult } from '../store/store.js';
 import type { JobKinds } from '../domain/job-kinds.js';
 import type { JobContext } from './queue.js';
 import { noAnswer, postSigned } from './post-signed.js';
@@ -33,7 +33,7 @@ export async function deliver(gw: JobContext, job: Job<JobKinds['deliver']>): Pr
   // A reply reaches the contact; an event (message_received, opt_out…) tells the account, whatever the contact said.
   if (delivery.event === 'reply' && delivery.messageId && (await withheldFromOptedOut(gw, delivery.messageId))) return;
   const receiver = (target === delivery.target && named) || (await receiverNow(gw.store, delivery));
-  if ('gone' in receiver) return record(gw, delivery, delivery.url, failure(receiver.gone));
+  if ('gone' in receiver) return record(gw, job, delivery, delivery.url, failure(receiver.gone));
   const { url, secrets, subscription } = receiver;
 
   const body = JSON.stringify(delivery.payload);
@@ -50,22 +50,22 @@ export async function deliver(gw: JobContext, job: Job<JobKinds['deliver']>): Pr
       error: ok ? null : `Receiver answered HTTP ${res.statusCode}`,
       responseExcerpt: res.body ? String(res.body).slice(0, 500) : null,
     };
-    if (ok) return record(gw, delivery, url, attempt, { sent: true, subscription });
-    if (!RETRYABLE(res.statusCode)) return record(gw, delivery, url, attempt, { subscription });
+    if (ok) return record(gw, job, delivery, url, attempt, { sent: true, subscription });
+    if (!RETRYABLE(res.statusCode)) return record(gw, job, delivery, url, attempt, { subscription });
     retryAfterMs = parseRetryAfter(res.headers['retry-after']);
   } catch (err) {
     attempt = { ...failure(noAnswer(gw, err)), latencyMs: clockNow() - started, at: new Date(started).toISOString() };
     // The operator's policy will refuse the next attempt too.
-    if (isTargetRefused(err)) return record(gw, delivery, url, attempt, { subscription });
+    if (isTargetRefused(err)) return record(gw, job, delivery, url, attempt, { subscription });
   }
   const delays = gw.config.webhookRetryDelaysMs;
   // A delivery sent again by hand gets the whole schedule anew.
   const retriesDone = delivery.attempts.length - (delivery.roundStart ?? 0);
-  if (retriesDone >= delays.length) return record(gw, delivery, url, attempt, { subscription });
+  if (retriesDone >= delays.length) return record(gw, job, delivery, url, attempt, { subscription });
   // A receiver's Retry-After lengthens the wait, never shortens it: one down behind a proxy that answers every request
   // "503, Retry-After: 0" (or a rate limiter's "1") would otherwise spend the whole schedule in a second.
   const delay = Math.max(retryAfterMs ?? 0, jitter(delays[retriesDone]!));
-  return record(gw, delivery, url, attempt, { retryAt: clockNow() + delay, subscription });
+  return record(gw, job, delivery, url, attempt, { retryAt: clockNow() + delay, subscription });
 }
 
 function failure(error: string): Attempt {
@@ -74,11 +74,13 @@ function failure(error: string): Attempt {
 
 /**
  * Records an attempt at `url`, where the delivery then went (an export of the contact lists it): `sent`, waiting for
- * its retry at `retryAt`, or else failed. One posted to a `subscription` (as read before the post) tells of its
- * health too; one not posted (the receiver gone) tells nothing of it.
+ * its retry at `retryAt`, or else failed; the job ends (or waits for the retry) in the same commit. One posted to a
+ * `subscription` (as read before the post) tells of its health too; one not posted (the receiver gone) tells nothing
+ * of it.
  */
 async function record(
   gw: Gateway,
+  job: Job,
   delivery: Delivery,
   url: string,
   attempt: Attempt,
@@ -86,6 +88,7 @@ async function record(
 ): Promise<JobResult> {
   const retry = retryAt !== undefined;
   const status: Delivery['status'] = sent ? 'sent' : retry ? 'pending' : 'failed';
+  const outcome: JobOutcome = retry ? { retryAt } : { done: true };
   let disabled: Subscription | undefined;
   // A reply's deliveries decide its status (spec §3.1); an event that only names a message (message_received) does not.
   const reply = delivery.event === 'reply' ? delivery.messageId : null;
@@ -96,6 +99,8 @@ async function record(
     if (reply) await tx.lock('messages', reply);
     // As read before the post, when the store can check at the write that it is unchanged since.
     const current = await readAgain(tx, 'deliveries', delivery);
+    // The job ends with the attempt it recorded, in one commit.
+    await tx.settle(job, outcome);
     if (!current || current.status !== 'pending') return;
     tx.afterCommit(() => metrics.deliveries.inc({ event: delivery.event, outcome: retry ? 'retry' : status }));
     const nextAttemptAt = retryAt !== undefined ? new Date(retryAt).toISOString() : null;
@@ -123,7 +128,7 @@ async function record(
   }
   if (status === 'failed')
     gw.log.warn({ delivery: delivery.id, event: delivery.event, error: attempt.error }, 'delivery failed');
-  return retryAt !== undefined ? { retryAt } : undefined;
+  return { settled: outcome };
 }
 
 /** ±20 %, so receivers that recover are not hit by every sender at once. */

@@ -1,6 +1,6 @@
 import type { Engine } from '../engine/ports/providers.js';
 import { inBackground } from '../store/background.js';
-import { StoreUnavailableError, type Job, type JobResult } from '../store/store.js';
+import { StoreUnavailableError, type Job, type JobOutcome, type JobResult } from '../store/store.js';
 import { clockNow, onClockAdvanced } from '../clock.js';
 import { metrics } from '../metrics.js';
 
@@ -36,7 +36,8 @@ export interface RunnerOptions {
  * Claims due jobs from one of the store's queues and runs them, a few at a time. A job is claimed under a lease, so
  * a runner in another process takes it over only if this one dies; the handler records its own outcome, and the
  * runner then removes the job, reschedules it when asked, or, after a fault, retries it later and finally marks
- * it dead for the operator.
+ * it dead for the operator. A handler may end its job in the transaction that records its outcome (Tx.settle): one
+ * commit then, not two.
  *
  * The store tells the runner when a committed transaction queued a job in its queue (in any process, on
  * PostgreSQL); it also polls every `pollMs`, and at the next due time it knows of, in case such news was lost.
@@ -227,10 +228,13 @@ export class JobRunner {
       if (!handler) throw new Error(`no handler for jobs of kind "${job.kind}"`);
       if (job.attempts > MAX_ATTEMPTS) throw new Error(`gave up after ${MAX_ATTEMPTS} attempts`);
       const result = await handler(this.gw, job);
-      if (result && 'retryAt' in result) metrics.jobAttemptsFailed.inc({ kind: job.kind });
-      const settled = await this.gw.store.jobs.settle(job, result ?? { done: true });
-      if (!settled) this.gw.log.warn({ job: job.id, kind: job.kind }, 'job lease lost; another runner took it over');
-      return Boolean(result);
+      // The handler's own transaction recorded its outcome (Tx.settle), or it is recorded here.
+      const recorded = result !== undefined && 'settled' in result;
+      const outcome: JobOutcome = recorded ? result.settled : (result ?? { done: true });
+      if ('retryAt' in outcome) metrics.jobAttemptsFailed.inc({ kind: job.kind });
+      if (!recorded && !(await this.gw.store.jobs.settle(job, outcome)))
+        this.gw.log.warn({ job: job.id, kind: job.kind }, 'job lease lost; another runner took it over');
+      return 'later' in outcome || 'retryAt' in outcome;
     } catch (err) {
       // A fault of ours, of the disk or of the database: try again later rather than lose the job.
       metrics.jobAttemptsFailed.inc({ kind: job.kind });

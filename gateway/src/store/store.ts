@@ -91,6 +91,12 @@ export interface Tx extends Reader {
   /** Removes the waiting jobs holding `key` (a follow-up made moot). */
   cancelJobs(key: string): Promise<void>;
   /**
+   * Records the outcome of a claimed job with the transaction, as JobQueue.settle does: a job's record of what it did
+   * and its end then commit together, or neither (and the job runs again). Nothing when its lease was lost meanwhile.
+   * Its handler then answers `{ settled }` (JobResult).
+   */
+  settle(job: Job, outcome: JobOutcome): Promise<void>;
+  /**
    * Runs `fn` once the transaction has committed, and never if it rolls back or runs again after losing a race:
    * what is told outside the store (the operator's metrics) counts each change once.
    */
@@ -160,9 +166,10 @@ export interface NewJob<D extends JobData = JobData> {
 /**
  * What a job's run asks of the queue (times in epoch ms): nothing (it is done); to run again `later`, as planned (a
  * window to wait for, a timer: its attempts start over); or to be retried at `retryAt` after a failure it handled
- * (its attempts count on, up to the queue's limit).
+ * (its attempts count on, up to the queue's limit); or, `settled`, that its own transaction recorded this outcome
+ * (Tx.settle).
  */
-export type JobResult = { later: number } | { retryAt: number } | void;
+export type JobResult = { later: number } | { retryAt: number } | { settled: JobOutcome } | void;
 
 export interface Job<D extends JobData = JobData> {
   id: string;

@@ -70,6 +70,41 @@ export async function cancelJobs(t: JobsTx, key: string): Promise<number> {
   return waiting.length;
 }
 
+/** Records a claimed job's outcome in `t`; false when its lease was lost (see JobQueue.settle). */
+export async function settleJob(t: JobsTx, job: Job, outcome: JobOutcome): Promise<boolean> {
+  const current = await t.get<Job>(JOBS, job.id);
+  if (!current || current.status !== 'running' || current.lease !== job.lease) return false;
+  if ('done' in outcome) await t.remove(JOBS, job.id);
+  else if ('later' in outcome) {
+    await t.update<Job>(JOBS, job.id, {
+      status: 'pending',
+      runAt: outcome.later,
+      attempts: 0,
+      lease: null,
+      lastError: null,
+      updatedAt: now(),
+    });
+  } else if ('retryAt' in outcome) {
+    await t.update<Job>(JOBS, job.id, {
+      status: 'pending',
+      runAt: outcome.retryAt,
+      lease: null,
+      lastError: outcome.error ?? null,
+      updatedAt: now(),
+    });
+  } else {
+    await t.update<Job>(JOBS, job.id, {
+      status: 'dead',
+      runAt: null,
+      key: null,
+      lease: null,
+      lastError: outcome.dead,
+      updatedAt: now(),
+    });
+  }
+  return true;
+}
+
 /** A job whose runner is gone (the previous run of the gateway) is due again at once. */
 export async function releaseLeases(t: JobsTx): Promise<void> {
   for (const job of await t.find<Job>(JOBS, 'status', ['running'])) {
@@ -146,39 +181,7 @@ export class LowdbJobQueue implements JobQueue {
   }
 
   settle(job: Job, outcome: JobOutcome): Promise<boolean> {
-    return this.run(async (t) => {
-      const current = await t.get<Job>(JOBS, job.id);
-      if (!current || current.status !== 'running' || current.lease !== job.lease) return false;
-      if ('done' in outcome) await t.remove(JOBS, job.id);
-      else if ('later' in outcome) {
-        await t.update<Job>(JOBS, job.id, {
-          status: 'pending',
-          runAt: outcome.later,
-          attempts: 0,
-          lease: null,
-          lastError: null,
-          updatedAt: now(),
-        });
-      } else if ('retryAt' in outcome) {
-        await t.update<Job>(JOBS, job.id, {
-          status: 'pending',
-          runAt: outcome.retryAt,
-          lease: null,
-          lastError: outcome.error ?? null,
-          updatedAt: now(),
-        });
-      } else {
-        await t.update<Job>(JOBS, job.id, {
-          status: 'dead',
-          runAt: null,
-          key: null,
-          lease: null,
-          lastError: outcome.dead,
-          updatedAt: now(),
-        });
-      }
-      return true;
-    });
+    return this.run((t) => settleJob(t, job, outcome));
   }
 
   list(status: Job['status'], page?: Page): Promise<Job[]> {

@@ -1,9 +1,19 @@
-import { type Change, type Doc, type JobData, type NewJob, type Page, type Scalar, type Tx } from '../store.js';
+import {
+  type Change,
+  type Doc,
+  type Job,
+  type JobData,
+  type JobOutcome,
+  type NewJob,
+  type Page,
+  type Scalar,
+  type Tx,
+} from '../store.js';
 import { Published } from '../published.js';
 import type { DocCache } from './cache.js';
 import type { Collection, Entry } from './collection.js';
 import { deepFreeze } from './freeze.js';
-import { cancelJobs, enqueueJob } from './jobs.js';
+import { cancelJobs, enqueueJob, settleJob } from './jobs.js';
 
 /** One change for the journal: a full document to upsert, or `doc: null` for a removal. */
 export interface Op {
@@ -144,6 +154,10 @@ export class Transaction implements Tx {
 
   async cancelJobs(key: string): Promise<void> {
     await cancelJobs(this, key);
+  }
+
+  async settle(job: Job, outcome: JobOutcome): Promise<void> {
+    await settleJob(this, job, outcome);
   }
 
   /** The collection itself, for the store's own range scans (due jobs). */

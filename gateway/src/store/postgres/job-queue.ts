@@ -9,12 +9,9 @@ import {
 } from '../store.js';
 import { UNIQUE_VIOLATION } from './errors.js';
 import { JOBS_CHANNEL, type JobNotifications } from './job-notifications.js';
-import { epochMs, JOB_COLUMNS, toJob, type JobRow } from './jobs.js';
+import { epochMs, JOB_COLUMNS, settleStatement, toJob, type JobRow } from './jobs.js';
 import { afterClause, hasNul, limitClause, type Query } from './sql.js';
 import { clockNow } from '../../clock.js';
-
-/** The claim's own lease holds only while the job is running under it. */
-const OWNED = `id = $1 AND lease = $2 AND status = 'running'`;
 
 /**
  * A claim of a queue's due jobs, as the CTEs `due` (what it takes, locked) and `claimed` (those jobs, leased), with
@@ -105,28 +102,8 @@ export class PostgresJobQueue implements JobQueue {
   }
 
   async settle(job: Job, outcome: JobOutcome): Promise<boolean> {
-    const updatedAt = new Date(clockNow()).toISOString();
-    let result;
-    if ('done' in outcome) {
-      result = await this.query(`DELETE FROM leadchat_jobs WHERE ${OWNED}`, [job.id, job.lease]);
-    } else if ('later' in outcome) {
-      result = await this.query(
-        `UPDATE leadchat_jobs SET status = 'pending', run_at = $3, attempts = 0, lease = NULL, last_error = NULL, updated_at = $4 WHERE ${OWNED}`,
-        [job.id, job.lease, epochMs(outcome.later), updatedAt],
-      );
-    } else if ('retryAt' in outcome) {
-      result = await this.query(
-        `UPDATE leadchat_jobs SET status = 'pending', run_at = $3, lease = NULL, last_error = $4, updated_at = $5 WHERE ${OWNED}`,
-        [job.id, job.lease, epochMs(outcome.retryAt), outcome.error ?? null, updatedAt],
-      );
-    } else {
-      // A dead job lets its key go: a new job with that key may be queued.
-      result = await this.query(
-        `UPDATE leadchat_jobs SET status = 'dead', run_at = NULL, key = NULL, lease = NULL, last_error = $3, updated_at = $4 WHERE ${OWNED}`,
-        [job.id, job.lease, outcome.dead, updatedAt],
-      );
-    }
-    return (result.rowCount ?? 0) > 0;
+    const { text, values } = settleStatement(job, outcome);
+    return ((await this.query(text, values)).rowCount ?? 0) > 0;
   }
 
   /**

@@ -1,5 +1,5 @@
 import { newId } from '../../ids.js';
-import { DEFAULT_QUEUE, type Job, type JobData, type NewJob } from '../store.js';
+import { DEFAULT_QUEUE, type Job, type JobData, type JobOutcome, type NewJob } from '../store.js';
 import { JOBS_CHANNEL } from './job-notifications.js';
 import type { Ahead } from './pipeline.js';
 import { clockNow } from '../../clock.js';
@@ -74,4 +74,32 @@ export function enqueueStatement<D extends JobData>(job: NewJob<D>): Ahead {
 export function cancelStatement(key: string): Ahead {
   const text = `DELETE FROM ${JOBS_TABLE} WHERE key = $1 AND status = 'pending'`;
   return { text, values: [key], part: { text, table: JOBS_TABLE } };
+}
+
+/** The claim's own lease holds only while the job is running under it. */
+const OWNED = `id = $1 AND lease = $2 AND status = 'running'`;
+
+/** Records a claimed job's outcome, if its lease still holds (see JobQueue.settle). */
+export function settleStatement(job: Job, outcome: JobOutcome): Ahead {
+  const updatedAt = new Date(clockNow()).toISOString();
+  const owned = [job.id, job.lease];
+  let statement: { text: string; values: unknown[] };
+  if ('done' in outcome) statement = { text: `DELETE FROM ${JOBS_TABLE} WHERE ${OWNED}`, values: owned };
+  else if ('later' in outcome)
+    statement = {
+      text: `UPDATE ${JOBS_TABLE} SET status = 'pending', run_at = $3, attempts = 0, lease = NULL, last_error = NULL, updated_at = $4 WHERE ${OWNED}`,
+      values: [...owned, epochMs(outcome.later), updatedAt],
+    };
+  else if ('retryAt' in outcome)
+    statement = {
+      text: `UPDATE ${JOBS_TABLE} SET status = 'pending', run_at = $3, lease = NULL, last_error = $4, updated_at = $5 WHERE ${OWNED}`,
+      values: [...owned, epochMs(outcome.retryAt), outcome.error ?? null, updatedAt],
+    };
+  // A dead job lets its key go: a new job with that key may be queued.
+  else
+    statement = {
+      text: `UPDATE ${JOBS_TABLE} SET status = 'dead', run_at = NULL, key = NULL, lease = NULL, last_error = $3, updated_at = $4 WHERE ${OWNED}`,
+      values: [...owned, outcome.dead, updatedAt],
+    };
+  return { ...statement, part: { text: statement.text, table: JOBS_TABLE } };
 }

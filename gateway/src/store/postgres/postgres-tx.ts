@@ -5,7 +5,9 @@ import {
   StoreWriteError,
   type Change,
   type Doc,
+  type Job,
   type JobData,
+  type JobOutcome,
   type NewJob,
   type Page,
   type Scalar,
@@ -14,7 +16,7 @@ import {
 import type { Catalog } from './catalog.js';
 import { DocumentReads, versionRead } from './documents.js';
 import { answeredByServer, asWriteError, commitMayHaveHappened, isRace } from './errors.js';
-import { cancelStatement, enqueueStatement } from './jobs.js';
+import { cancelStatement, enqueueStatement, settleStatement } from './jobs.js';
 import { everything, KnownLists, type Includes } from './known-lists.js';
 import { oneStatement } from './one-statement.js';
 import { Pipeline } from './pipeline.js';
@@ -260,6 +262,10 @@ export class PostgresTx implements Tx {
 
   cancelJobs(key: string): Promise<void> {
     return this.usable(async () => this.pipeline.later(cancelStatement(key)));
+  }
+
+  settle(job: Job, outcome: JobOutcome): Promise<void> {
+    return this.usable(async () => this.pipeline.later(settleStatement(job, outcome)));
   }
 
   /** Keeps what the transaction wrote (null: removed); `last` for an insert or a touch, which give it the last place. */
