@@ -102,6 +102,9 @@ async function launch(env: Record<string, string>, dataDir: string, main: string
     // Each gateway of the suite would pay for it; api-warm-up.test.ts runs it.
     LEADCHAT_WARM_UP: '0',
     LEADCHAT_RATE_LIMIT_PER_MINUTE: '100000',
+    // A console test file keeps one session through all its tests, hundreds of requests (the manual clock never ends
+    // a window); the test of the console's budget sets its own.
+    LEADCHAT_CONSOLE_RATE_LIMIT_PER_MINUTE: '100000',
     // Test files sign in from one address many times a minute (the manual clock never ends a window), and are
     // refused often on purpose: the tests of the limit and of the delay set them themselves.
     LEADCHAT_SIGN_IN_RATE_LIMIT_PER_MINUTE: '100000',

@@ -134,6 +134,9 @@ async function launch(
     // Each gateway of the suite would pay for it; api-warm-up.test.ts runs it.
     LEADCHAT_WARM_UP: '0',
     LEADCHAT_RATE_LIMIT_PER_MINUTE: '100000',
+    // A file's console session makes hundreds of requests (the manual clock never ends a window): the tests of the
+    // console's budget set their own.
+    LEADCHAT_CONSOLE_RATE_LIMIT_PER_MINUTE: '100000',
     ...(await backendEnv(dataDir)),
     ...env,
   };
