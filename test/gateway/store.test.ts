@@ -293,7 +293,12 @@ describe('documents and indexes', () => {
     for (const id of ['c0', 'c6', 'c7']) await move(id, 'y');
     await expectLists(store);
     await store.close();
-    await expectLists(await openStore(dir, { pageSize: 8 }));
+    const reopened = await openStore(dir, { pageSize: 8 });
+    await expectLists(reopened);
+    // A key one document holds, then an older one too: the older comes first.
+    for (const id of ['c39', 'c2'])
+      await reopened.transact(async (tx) => tx.update<Contact>('contacts', id, { list: 'z' }));
+    expect(ids(await reopened.find('contacts', 'list', ['z']))).toEqual(['c2', 'c39']);
   });
 
   test('find and scan page by limit, after (an id) and order, across page files and after reopening', async () => {

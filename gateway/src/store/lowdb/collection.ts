@@ -108,7 +108,8 @@ export class Collection {
   ) {
     this.name = spec.name;
     this.sorted = spec.sortedBy ? new SortedIndex(spec.sortedBy, spec.sortedWithin) : undefined;
-    for (const [name, index] of Object.entries(spec.indexes ?? {})) this.indexes.push(new SecondaryIndex(name, index));
+    for (const [name, index] of Object.entries(spec.indexes ?? {}))
+      this.indexes.push(new SecondaryIndex(name, index, this.seqOf));
   }
 
   /** What a page reader needs to compute this collection's index keys, in the order of its indexes. */

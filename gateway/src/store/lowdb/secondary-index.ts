@@ -5,11 +5,17 @@ import { indexKey, type Doc, type IndexSpec } from '../store.js';
 export class SecondaryIndex {
   readonly unique: boolean;
   private readonly single = new Map<string, string>();
-  private readonly multi = new Map<string, OrderedIds>();
+  /**
+   * By key: its one id, or the ids of a key more documents hold. Most keys of a large store's indexes are one
+   * document's (a contact's conversation, an external ID's contact): a set for each would cost about 100 bytes more.
+   */
+  private readonly multi = new Map<string, string | OrderedIds>();
 
   constructor(
     readonly name: string,
     readonly spec: IndexSpec,
+    /** A document's place in its collection's order: where a key's one id goes when a second joins it. */
+    private readonly seqOf: (id: string) => number,
   ) {
     this.unique = spec.unique === true;
   }
@@ -37,7 +43,8 @@ export class SecondaryIndex {
       const id = this.single.get(key);
       return id === undefined ? [] : [id];
     }
-    return this.multi.get(key)?.inOrder(seqOf) ?? [];
+    const held = this.multi.get(key);
+    return held === undefined ? [] : typeof held === 'string' ? [held] : held.inOrder(seqOf);
   }
 
   add(key: string | undefined, id: string, seq: number): void {
@@ -46,9 +53,13 @@ export class SecondaryIndex {
       this.single.set(key, id);
       return;
     }
-    let bucket = this.multi.get(key);
-    if (!bucket) this.multi.set(key, (bucket = new OrderedIds()));
-    bucket.add(id, seq);
+    const held = this.multi.get(key);
+    if (held === undefined) this.multi.set(key, id);
+    else if (typeof held !== 'string') held.add(id, seq);
+    else {
+      const other = this.seqOf(held);
+      this.multi.set(key, OrderedIds.of(other < seq ? [held, id] : [id, held], true, Math.max(other, seq)));
+    }
   }
 
   /**
@@ -71,10 +82,12 @@ export class SecondaryIndex {
       if (this.single.get(key) === id) this.single.delete(key);
       return;
     }
-    const bucket = this.multi.get(key);
-    if (!bucket) return;
-    bucket.delete(id);
-    if (bucket.size === 0) this.multi.delete(key);
+    const held = this.multi.get(key);
+    if (held === id) this.multi.delete(key);
+    else if (held !== undefined && typeof held !== 'string') {
+      held.delete(id);
+      if (held.size === 0) this.multi.delete(key);
+    }
   }
 
   clear(): void {
