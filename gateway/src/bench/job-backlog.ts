@@ -8,20 +8,14 @@
  * The store is closed and opened again between the queueing and the run, as a restart: on the embedded store the
  * jobs are then on disk, read back as they are claimed. PostgreSQL as in the job queue's bench (jobs.ts).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { loadConfig } from '../config.js';
 import type { Engine } from '../engine/ports/providers.js';
 import { providers } from '../providers/index.js';
-import { collections } from '../domain/collections.js';
 import { newId } from '../ids.js';
 import { createLogger } from '../log.js';
 import { JobRunner } from '../jobs/queue.js';
-import { openLowdbStore } from '../store/lowdb/lowdb-store.js';
-import { openPostgresStore } from '../store/postgres/postgres-store.js';
 import { DEFAULT_QUEUE, type Store } from '../store/store.js';
-import { benchDatabase } from './database.js';
+import { onEachStore } from './each-store.js';
 
 const BACKLOG = Number(process.env.LEADCHAT_BENCH_BACKLOG ?? 20_000);
 
@@ -85,27 +79,12 @@ async function main(): Promise<void> {
     `\nA backlog: ${BACKLOG} jobs of one account due at once, then one of another account, after a restart\n`,
   );
   process.stdout.write(
-    `${'backend'.padEnd(12)}${'run in'.padStart(10)}${'jobs'.padStart(10)}${"the other's ran".padStart(16)}${''.padStart(12)}\n`,
+    `${'backend'.padEnd(12)}${'run in'.padStart(10)}${'jobs'.padStart(10)}${"other's started".padStart(16)}${'after'.padStart(12)}\n`,
   );
   process.stdout.write(
     `${''.padEnd(12)}${'s'.padStart(10)}${'per s'.padStart(10)}${'after, jobs'.padStart(16)}${'ms'.padStart(12)}\n`,
   );
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'leadchat-bench-backlog-'));
-  try {
-    await measure('lowdb', () => openLowdbStore({ dir, collections }));
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-  const pg = await benchDatabase();
-  if (!pg) {
-    process.stdout.write('postgres    skipped: set LEADCHAT_BENCH_DATABASE_URL to an empty database\n');
-    return;
-  }
-  try {
-    await measure('postgres', () => openPostgresStore({ url: pg.url, collections }));
-  } finally {
-    await pg.stop();
-  }
+  await onEachStore('backlog', measure);
 }
 
 main().catch((err: Error) => {

