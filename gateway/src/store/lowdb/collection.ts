@@ -160,7 +160,7 @@ export class Collection {
     const found = this.index(index);
     if (values.length !== found.spec.fields.length)
       throw new Error(`store: index "${index}" takes ${found.spec.fields.length} values`);
-    return pageOf(found.ids(keyOf(values), this.seqOf), page, this.maybeSeqOf);
+    return pageOf(found.ids(keyOf(values)), page, this.maybeSeqOf);
   }
 
   private *allIds(): Iterable<string> {

@@ -14,7 +14,7 @@ export class SecondaryIndex {
   constructor(
     readonly name: string,
     readonly spec: IndexSpec,
-    /** A document's place in its collection's order: where a key's one id goes when a second joins it. */
+    /** A document's place in its collection's order: the order of a key's ids. */
     private readonly seqOf: (id: string) => number,
   ) {
     this.unique = spec.unique === true;
@@ -38,13 +38,14 @@ export class SecondaryIndex {
     return this.single.get(key);
   }
 
-  ids(key: string, seqOf: (id: string) => number): Iterable<string> {
+  /** The ids holding `key`, in their collection's order. */
+  ids(key: string): Iterable<string> {
     if (this.unique) {
       const id = this.single.get(key);
       return id === undefined ? [] : [id];
     }
     const held = this.multi.get(key);
-    return held === undefined ? [] : typeof held === 'string' ? [held] : held.inOrder(seqOf);
+    return held === undefined ? [] : typeof held === 'string' ? [held] : held.inOrder(this.seqOf);
   }
 
   add(key: string | undefined, id: string, seq: number): void {
